@@ -1,0 +1,17 @@
+// Subcommands of the `mimic` tool; each takes the arguments after its name.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mimic::cli {
+
+using Args = std::vector<std::string>;
+
+int cmd_extract(const Args& args);
+int cmd_ptx(const Args& args);
+
+std::optional<std::string> ptx_roundtrip(const std::string& text, const std::string& origin);
+
+} // namespace mimic::cli

@@ -1,0 +1,124 @@
+#include "ptx/ast.h"
+
+#include <array>
+
+namespace mimic::ptx {
+
+namespace {
+
+constexpr std::string_view kOpcodeNames[] = {
+    "<invalid>",
+#define OPCODE(id, text) text,
+#include "ptx/opcodes.def"
+#undef OPCODE
+};
+constexpr size_t kOpcodeCount = sizeof(kOpcodeNames) / sizeof(kOpcodeNames[0]);
+static_assert(kOpcodeCount == size_t(Opcode::Count_));
+
+uint64_t hash(std::string_view s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s)
+    h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+struct OpcodeTable {
+  static constexpr size_t kSlots = 512;
+  std::array<uint16_t, kSlots> slots{};
+  OpcodeTable() {
+    for (size_t i = 1; i < kOpcodeCount; ++i) {
+      size_t s = hash(kOpcodeNames[i]) & (kSlots - 1);
+      while (slots[s])
+        s = (s + 1) & (kSlots - 1);
+      slots[s] = uint16_t(i);
+    }
+  }
+};
+
+} // namespace
+
+std::string_view opcode_name(Opcode op) {
+  size_t i = size_t(op);
+  return i < kOpcodeCount ? kOpcodeNames[i] : "<invalid>";
+}
+
+std::optional<Opcode> lookup_opcode(std::string_view text) {
+  static const OpcodeTable table;
+  size_t s = hash(text) & (OpcodeTable::kSlots - 1);
+  while (uint16_t id = table.slots[s]) {
+    if (kOpcodeNames[id] == text)
+      return Opcode(id);
+    s = (s + 1) & (OpcodeTable::kSlots - 1);
+  }
+  return std::nullopt;
+}
+
+std::string_view component_name(Component c) {
+  switch (c) {
+  case Component::None: return "";
+  case Component::X: return "x";
+  case Component::Y: return "y";
+  case Component::Z: return "z";
+  case Component::W: return "w";
+  case Component::R: return "r";
+  case Component::G: return "g";
+  case Component::B: return "b";
+  case Component::A: return "a";
+  case Component::B0: return "b0";
+  case Component::B1: return "b1";
+  case Component::B2: return "b2";
+  case Component::B3: return "b3";
+  case Component::H0: return "h0";
+  case Component::H1: return "h1";
+  }
+  return "";
+}
+
+std::string_view expr_op_text(ExprOp op) {
+  switch (op) {
+  case ExprOp::Add: return "+";
+  case ExprOp::Sub: return "-";
+  case ExprOp::Mul: return "*";
+  case ExprOp::Div: return "/";
+  case ExprOp::Rem: return "%";
+  case ExprOp::Shl: return "<<";
+  case ExprOp::Shr: return ">>";
+  case ExprOp::And: return "&";
+  case ExprOp::Or: return "|";
+  case ExprOp::Xor: return "^";
+  case ExprOp::LogAnd: return "&&";
+  case ExprOp::LogOr: return "||";
+  case ExprOp::Eq: return "==";
+  case ExprOp::Ne: return "!=";
+  case ExprOp::Lt: return "<";
+  case ExprOp::Le: return "<=";
+  case ExprOp::Gt: return ">";
+  case ExprOp::Ge: return ">=";
+  case ExprOp::Neg: return "-";
+  case ExprOp::Not: return "~";
+  case ExprOp::LogNot: return "!";
+  case ExprOp::Cond: return "?:";
+  }
+  return "?";
+}
+
+std::string_view linkage_name(Linkage l) {
+  switch (l) {
+  case Linkage::None: return "";
+  case Linkage::Visible: return ".visible";
+  case Linkage::Extern: return ".extern";
+  case Linkage::Weak: return ".weak";
+  case Linkage::Common: return ".common";
+  }
+  return "";
+}
+
+std::vector<const Function*> Module::functions() const {
+  std::vector<const Function*> out;
+  for (const TopLevel& item : items)
+    if (item.kind == DirectiveKind::Function)
+      out.push_back(item.function);
+  return out;
+}
+
+} // namespace mimic::ptx
