@@ -1,6 +1,8 @@
 #include "fatbin/fatbin.h"
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
 #include <lz4.h>
 #include <zstd.h>
 
@@ -178,6 +180,10 @@ Result<std::vector<Fatbin>> parse_fatbin_sequence(std::span<const uint8_t> bytes
   return out;
 }
 
+// LZ4 block format: a sequence of n+3 bytes (token, n length bytes, offset) produces at
+// most 19 + 255n bytes, so no input byte yields more than 255.
+static constexpr uint64_t kMaxLz4Ratio = 255;
+
 Result<std::string> entry_contents(const Entry& entry) {
   std::string where = std::string(entry_kind_name(entry.kind)) + " entry at offset " + hex(entry.offset);
   std::string out;
@@ -188,6 +194,12 @@ Result<std::string> entry_contents(const Entry& entry) {
   case Compression::Lz4: {
     if (entry.payload.size() > uint64_t(INT32_MAX) || entry.uncompressed_size > uint64_t(INT32_MAX))
       return Error(where + ": LZ4 block too large");
+    // An LZ4 byte expands to at most 255: refuse a header size the data cannot reach
+    // before allocating it.
+    if (entry.uncompressed_size > entry.payload.size() * kMaxLz4Ratio)
+      return Error(where + ": header says " + std::to_string(entry.uncompressed_size) +
+                   " bytes, more than " + std::to_string(entry.payload.size()) +
+                   " bytes of LZ4 data can hold");
     out.resize(entry.uncompressed_size);
     int n = LZ4_decompress_safe(reinterpret_cast<const char*>(entry.payload.data()), out.data(),
                                 int(entry.payload.size()), int(out.size()));
@@ -206,12 +218,35 @@ Result<std::string> entry_contents(const Entry& entry) {
     if (frame != ZSTD_CONTENTSIZE_UNKNOWN && frame != entry.uncompressed_size)
       return Error(where + ": ZSTD frame holds " + std::to_string(frame) + " bytes, header says " +
                    std::to_string(entry.uncompressed_size));
-    out.resize(entry.uncompressed_size);
-    size_t n = ZSTD_decompress(out.data(), out.size(), entry.payload.data(), entry.payload.size());
-    if (ZSTD_isError(n))
-      return Error(where + ": ZSTD data is corrupt (" + ZSTD_getErrorName(n) + ")");
-    if (n != entry.uncompressed_size)
-      return Error(where + ": ZSTD data gave " + std::to_string(n) + " bytes, header says " +
+    // A frame can claim any size in a few bytes: grow the output as data actually comes
+    // out instead of allocating the claimed size up front.
+    std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> dctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
+    if (!dctx)
+      return Error(where + ": out of memory for a ZSTD context");
+    ZSTD_inBuffer in{entry.payload.data(), entry.payload.size(), 0};
+    // One byte beyond the header's size, so that a longer stream is noticed.
+    const uint64_t limit = entry.uncompressed_size + 1;
+    out.resize(std::min<uint64_t>(limit, std::max<uint64_t>(uint64_t(1) << 20, entry.payload.size() * 8)));
+    ZSTD_outBuffer ob{out.data(), out.size(), 0};
+    for (;;) {
+      size_t rc = ZSTD_decompressStream(dctx.get(), &ob, &in);
+      if (ZSTD_isError(rc))
+        return Error(where + ": ZSTD data is corrupt (" + ZSTD_getErrorName(rc) + ")");
+      if (ob.pos > entry.uncompressed_size)
+        return Error(where + ": ZSTD data holds more than the " +
+                     std::to_string(entry.uncompressed_size) + " bytes the header says");
+      if (rc == 0 && in.pos == in.size)
+        break; // last frame complete
+      if (ob.pos == ob.size) {
+        out.resize(std::min<uint64_t>(limit, uint64_t(out.size()) * 2));
+        ob = {out.data(), out.size(), ob.pos};
+      } else if (in.pos == in.size) {
+        return Error(where + ": ZSTD data is truncated");
+      }
+    }
+    out.resize(ob.pos);
+    if (ob.pos != entry.uncompressed_size)
+      return Error(where + ": ZSTD data gave " + std::to_string(ob.pos) + " bytes, header says " +
                    std::to_string(entry.uncompressed_size));
     break;
   }
