@@ -400,6 +400,10 @@ Operand Parser::parse_operand(Opcode opcode) {
   } else {
     first = parse_expression(4);
   }
+  // In a call, a parenthesized operand is a parameter list: an expression would print as
+  // one, and nothing there is an expression anyway (constants fold to integers).
+  if (opcode == Opcode::Call && first.kind == OperandKind::Expr)
+    fail(t, "a call's operands are names, constants and parameter lists, not expressions");
   if (lex_.peek().is_punct('|')) {
     Token bar = lex_.next();
     Operand second = parse_operand(opcode);
