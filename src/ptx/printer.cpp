@@ -31,11 +31,10 @@ void append_offset(std::string& out, int64_t offset) {
   if (offset > 0) {
     out += '+';
     append_int(out, offset);
-  } else if (offset == INT64_MIN) {
-    out += "+-9223372036854775808";
   } else {
-    out += '-';
-    append_int(out, -offset);
+    // PTX spells a negative register offset [%r+-4]; [%r-4] is a syntax error to ptxas.
+    out += '+';
+    append_int(out, offset);
   }
 }
 
