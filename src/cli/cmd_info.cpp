@@ -52,6 +52,10 @@ struct FileReport {
   std::vector<EntryReport> entries;
 };
 
+std::string count(size_t n, const char* noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 std::string demangle(const std::string& name) {
   int status = 0;
   char* d = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
@@ -143,17 +147,17 @@ void print_text(const FileReport& f, const Options& o) {
     }
     return;
   }
-  printf("%s: %s, %zu fatbin%s, %zu PTX and %zu cubin entries\n", f.path.c_str(),
-         std::string(fatbin::image_format_name(f.scan.format)).c_str(), f.scan.fatbins.size(),
-         f.scan.fatbins.size() == 1 ? "" : "s", ptx, elf);
+  printf("%s: %s, %s, %zu PTX and %zu cubin entries\n", f.path.c_str(),
+         std::string(fatbin::image_format_name(f.scan.format)).c_str(), count(f.scan.fatbins.size(), "fatbin").c_str(),
+         ptx, elf);
   size_t last_fatbin = SIZE_MAX;
   for (const auto& e : f.entries) {
     if (e.entry && e.fatbin != last_fatbin) {
       last_fatbin = e.fatbin;
       const auto& lf = f.scan.fatbins[e.fatbin];
-      printf("  fatbin %zu at 0x%llx%s%s: %zu entries, %llu bytes\n", e.fatbin,
-             (unsigned long long)lf.fatbin.offset, lf.section.empty() ? "" : " in ", lf.section.c_str(),
-             lf.fatbin.entries.size(), (unsigned long long)lf.fatbin.total_size);
+      printf("  fatbin %zu at 0x%llx%s%s: %s, %llu bytes\n", e.fatbin, (unsigned long long)lf.fatbin.offset,
+             lf.section.empty() ? "" : " in ", lf.section.c_str(), (lf.fatbin.entries.size() == 1 ? std::string("1 entry") : std::to_string(lf.fatbin.entries.size()) + " entries").c_str(),
+             (unsigned long long)lf.fatbin.total_size);
     }
     if (e.entry) {
       const auto& en = *e.entry;
@@ -179,9 +183,9 @@ void print_text(const FileReport& f, const Options& o) {
       printf("      PTX does not parse: %s\n", m.module_error.c_str());
       continue;
     }
-    printf("      PTX %u.%u, .target %s, %u-bit addresses, %zu kernels, %zu functions%s\n", m.version_major,
-           m.version_minor, m.target.c_str(), m.address_size ? m.address_size : 32, m.kernel_count(),
-           m.functions.size() - m.kernel_count(),
+    printf("      PTX %u.%u, .target %s, %u-bit addresses, %s, %s%s\n", m.version_major, m.version_minor,
+           m.target.c_str(), m.address_size ? m.address_size : 32, count(m.kernel_count(), "kernel").c_str(),
+           count(m.functions.size() - m.kernel_count(), "function").c_str(),
            m.failed_count() ? (", " + std::to_string(m.failed_count()) + " FAILED").c_str() : "");
     for (const auto& fn : m.functions) {
       if (!fn.is_entry && fn.parsed)

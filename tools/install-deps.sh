@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Mimic builds and tests with, if any are missing.
+# Safe to run repeatedly; needs root (or sudo) only when something is missing.
+set -euo pipefail
+packages=(
+  cmake ninja-build ccache pkg-config
+  clang-22 lld-22 libclang-rt-22-dev
+  liblz4-dev libzstd-dev libgtest-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo=sudo
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
