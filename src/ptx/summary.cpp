@@ -1,6 +1,9 @@
 #include "ptx/summary.h"
 
+#include <map>
+
 #include "ptx/printer.h"
+#include "ptx/verifier.h"
 
 namespace mimic::ptx {
 
@@ -34,7 +37,7 @@ size_t ModuleSummary::failed_count() const {
   return n;
 }
 
-ModuleSummary summarize(const ParseResult& result) {
+ModuleSummary summarize(const ParseResult& result, bool verify) {
   ModuleSummary s;
   if (!result.module) {
     s.parsed = false;
@@ -47,8 +50,25 @@ ModuleSummary summarize(const ParseResult& result) {
   s.version_minor = m.version_minor;
   s.target = m.target.empty() ? "" : std::string(m.target.front());
   s.address_size = m.address_size;
+  std::map<std::string, std::string, std::less<>> findings; // first finding per function
+  if (verify) {
+    for (const Diagnostic& d : verify_module(m)) {
+      if (d.function.empty()) {
+        s.parsed = false;
+        if (s.module_error.empty())
+          s.module_error = d.format();
+      } else {
+        findings.emplace(d.function, d.format());
+      }
+    }
+  }
   for (const Function* f : m.functions()) {
     FunctionSummary fs;
+    if (auto it = findings.find(f->name); it != findings.end()) {
+      fs.parsed = false;
+      fs.error = it->second;
+      s.parsed = false;
+    }
     fs.name = std::string(f->name);
     fs.is_entry = f->is_entry;
     fs.defined = f->body != nullptr;

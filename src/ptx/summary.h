@@ -38,7 +38,8 @@ struct ModuleSummary {
   size_t failed_count() const;
 };
 
-ModuleSummary summarize(const ParseResult& result);
+// With `verify`, functions with verifier findings (verifier.h) count as failed too.
+ModuleSummary summarize(const ParseResult& result, bool verify = true);
 
 // Size in bytes of a declared parameter or variable (vector and array sizes included).
 uint64_t declared_size(const VarDecl& decl);
