@@ -79,8 +79,13 @@ std::string flags_text(uint64_t flags) {
     add("mac");
   if (flags & fatbin::kFlagWindows)
     add("windows");
+  if (flags & fatbin::kFlagArchSpecific)
+    add("arch-specific");
+  if (flags & fatbin::kFlagFamilySpecific)
+    add("family-specific");
   uint64_t known = fatbin::kFlag64Bit | fatbin::kFlagDebug | fatbin::kFlagLinux | fatbin::kFlagMac |
-                   fatbin::kFlagWindows | fatbin::kFlagCompressedLz4 | fatbin::kFlagCompressedZstd;
+                   fatbin::kFlagWindows | fatbin::kFlagCompressedLz4 | fatbin::kFlagCompressedZstd |
+                   fatbin::kFlagArchSpecific | fatbin::kFlagFamilySpecific;
   if (flags & ~known) {
     char buf[32];
     snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)(flags & ~known));
@@ -162,7 +167,10 @@ void print_text(const FileReport& f, const Options& o) {
     if (e.entry) {
       const auto& en = *e.entry;
       std::string kind(fatbin::entry_kind_name(en.kind));
-      printf("    [%zu] %-4s sm_%-4u %-5s %llu bytes", e.index, kind.c_str(), en.sm_arch,
+      std::string arch = "sm_" + std::to_string(en.sm_arch);
+      if (char v = en.arch_variant())
+        arch += v;
+      printf("    [%zu] %-4s %-7s %-5s %llu bytes", e.index, kind.c_str(), arch.c_str(),
              std::string(fatbin::compression_name(en.compression())).c_str(),
              (unsigned long long)en.payload.size());
       if (en.compression() != fatbin::Compression::None)
@@ -221,7 +229,7 @@ void write_json(JsonWriter& j, const FileReport& f) {
     if (e.entry) {
       const auto& en = *e.entry;
       j.field("fatbin", uint64_t(e.fatbin)).field("index", uint64_t(e.index)).field("section", f.scan.fatbins[e.fatbin].section);
-      j.field("offset", en.offset).field("sm", en.sm_arch).field("compression", fatbin::compression_name(en.compression()));
+      j.field("offset", en.offset).field("sm", en.sm_arch).field("arch", "sm_" + std::to_string(en.sm_arch) + (en.arch_variant() ? std::string(1, en.arch_variant()) : "")).field("compression", fatbin::compression_name(en.compression()));
       j.field("stored_size", uint64_t(en.payload.size())).field("size", en.contents_size()).field("flags", en.flags);
       if (!en.options.empty())
         j.field("options", en.options);

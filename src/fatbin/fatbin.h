@@ -34,6 +34,8 @@ enum EntryFlag : uint64_t {
   kFlagWindows = 0x40,
   kFlagCompressedLz4 = 0x2000,
   kFlagCompressedZstd = 0x8000,
+  kFlagArchSpecific = 0x100000,   // code for sm_XXa
+  kFlagFamilySpecific = 0x200000, // code for sm_XXf
 };
 
 enum class Compression { None, Lz4, Zstd };
@@ -56,6 +58,10 @@ struct Entry {
   bool is_ptx() const { return kind == uint16_t(EntryKind::Ptx); }
   bool is_elf() const { return kind == uint16_t(EntryKind::Elf); }
   Compression compression() const;
+  // 0, 'a' (architecture-specific) or 'f' (family-specific), as in sm_90a / sm_100f.
+  char arch_variant() const {
+    return (flags & kFlagArchSpecific) ? 'a' : (flags & kFlagFamilySpecific) ? 'f' : 0;
+  }
   // The size of the contents once decompressed.
   uint64_t contents_size() const;
 };
