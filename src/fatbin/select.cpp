@@ -66,6 +66,18 @@ bool target_runs_on(const PtxTarget& target, unsigned device_sm) {
   }
 }
 
+PtxTarget entry_target(const Entry& entry) { return PtxTarget{entry.sm_arch, entry.arch_variant()}; }
+
+std::vector<PtxCandidate> ptx_candidates(const Fatbin& fatbin) {
+  std::vector<PtxCandidate> out;
+  for (size_t i = 0; i < fatbin.entries.size(); ++i) {
+    const Entry& e = fatbin.entries[i];
+    if (e.is_ptx())
+      out.push_back({i, entry_target(e), e.version_major, e.version_minor});
+  }
+  return out;
+}
+
 static int variant_rank(char v) { return v == 0 ? 2 : v == 'f' ? 1 : 0; }
 
 Result<PtxChoice> select_ptx(std::span<const PtxCandidate> candidates, unsigned device_sm) {

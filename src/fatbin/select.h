@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fatbin/fatbin.h"
 #include "support/error.h"
 
 namespace mimic::fatbin {
@@ -48,6 +49,12 @@ struct PtxChoice {
 };
 
 bool target_runs_on(const PtxTarget& target, unsigned device_sm);
+
+// The target an entry's header declares (sm and the a/f variant flags).
+PtxTarget entry_target(const Entry& entry);
+
+// Candidates from every PTX entry of a fatbin, indexed by entry position.
+std::vector<PtxCandidate> ptx_candidates(const Fatbin& fatbin);
 
 // Fails, naming the targets present, when nothing can be chosen.
 Result<PtxChoice> select_ptx(std::span<const PtxCandidate> candidates, unsigned device_sm);

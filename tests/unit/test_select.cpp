@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
 #include "fatbin/select.h"
+#include "fatbin_builder.h"
 
 using namespace mimic::fatbin;
+using mimic::fatbin::Compression;
 
 namespace {
 
@@ -75,4 +77,23 @@ TEST(Select, ScansHeaderWithoutFullParse) {
   ASSERT_TRUE(h.target);
   EXPECT_EQ(h.target->sm, 90u);
   EXPECT_EQ(h.target->variant, 'a');
+}
+
+TEST(Select, CandidatesComeFromEntryHeaders) {
+  using namespace mimic::test;
+  const char* ptx = ".version 9.0\n.target sm_90a\n";
+  Bytes fb = build_fatbin({{2, 90, 1, 8, Compression::None, "\x7f" "ELF", ""},
+                           {1, 80, 9, 0, Compression::None, ptx, ""},
+                           {1, 90, 9, 0, Compression::None, ptx, ""}});
+  // Mark the last entry architecture-specific, as nvcc does for sm_90a.
+  auto parsed = parse_fatbin(fb);
+  ASSERT_TRUE(parsed);
+  Fatbin f = parsed.value();
+  f.entries[2].flags |= kFlagArchSpecific;
+  auto c = ptx_candidates(f);
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].index, 1u);
+  EXPECT_EQ(c[1].target.name(), "sm_90a");
+  EXPECT_EQ(select_ptx(c, 90)->index, 2u);
+  EXPECT_EQ(select_ptx(c, 89)->index, 1u);
 }
