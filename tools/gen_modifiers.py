@@ -44,12 +44,16 @@ proxy async alias async::generic tensormap::generic mbarrier_init op_restrict
 sync_restrict::shared::cta sync_restrict::shared::cluster
 init inval arrive_drop test_wait try_wait pending_count expect_tx complete_tx noComplete parity
 # async copies
-commit_group wait_group wait_all mbarrier::arrive noinc bulk tensor 1d 2d 3d 4d 5d tile im2col
+commit_group wait_group wait_all mbarrier mbarrier::arrive noinc bulk tensor 1d 2d 3d 4d 5d tile im2col
 im2col::w im2col::w::128 im2col_no_offs tile::gather4 tile::scatter4 mbarrier::complete_tx::bytes
 multicast::cluster multicast::cluster::all reduce prefetch cta_group::1 cta_group::2 bulk_group read
 cp_mask ignore_oob
 # conversions
 frnd2 pack
+# video instructions (vmad scaling and plus-one modes)
+shr7 shr15 po
+# pmevent, prefetch.tensormap
+mask tensormap
 # textures and surfaces
 a1d a2d cube acube 2dms a2dms base level grad g b a p trap zero
 width height depth channel_data_type channel_order normalized_coords filter_mode addr_mode_0
@@ -72,8 +76,8 @@ get_first_ctaid::z
 replace global_address rank box_dim global_dim global_stride element_stride elemtype
 interleave_layout swizzle_mode swizzle_atomicity fill_mode cp_fenceproxy
 # tcgen05
-alloc dealloc relinquish_alloc_permit wait::ld wait::st 16x64b 16x128b 16x256b 32x32b 16x32bx2
-pack::16b unpack::16b mbarrier::arrive::one cp 128x256b 4x256b 128x128b 64x128b warpx2::02_13
+ld alloc dealloc relinquish_alloc_permit wait::ld wait::st 16x64b 16x128b 16x256b 32x32b 16x32bx2
+pack::16b unpack::16b mbarrier::arrive::one cp 128x256b 4x256b 128x128b 64x128b 32x128b warpx2::02_13
 warpx2::01_23 warpx4 shift fence::before_thread_sync fence::after_thread_sync ashift
 collector::a::fill collector::a::use collector::a::lastuse collector::a::discard
 collector::b0::fill collector::b0::use collector::b0::lastuse collector::b0::discard
