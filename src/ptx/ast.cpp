@@ -53,7 +53,12 @@ std::optional<Opcode> lookup_opcode(std::string_view text) {
   return std::nullopt;
 }
 
-std::string_view component_name(Component c) {
+namespace {
+
+constexpr uint16_t kLaneBit = 0x8000;   // lane list, not a named component
+constexpr uint16_t kLaneHalves = 0x4000; // .hNN (halves) rather than .bNNNN (bytes)
+
+std::string_view named_component(Component c) {
   switch (c) {
   case Component::None: return "";
   case Component::X: return "x";
@@ -72,6 +77,38 @@ std::string_view component_name(Component c) {
   case Component::H1: return "h1";
   }
   return "";
+}
+
+} // namespace
+
+bool is_lane_selector(Component c) { return uint16_t(c) & kLaneBit; }
+
+std::string component_name(Component c) {
+  uint16_t v = uint16_t(c);
+  if (!(v & kLaneBit))
+    return std::string(named_component(c));
+  std::string out(1, v & kLaneHalves ? 'h' : 'b');
+  unsigned count = ((v >> 12) & 3) + 1;
+  for (unsigned i = 0; i < count; ++i)
+    out += char('0' + ((v >> (3 * i)) & 7));
+  return out;
+}
+
+Component parse_component(std::string_view s) {
+  for (uint16_t i = 1; i <= uint16_t(Component::H1); ++i)
+    if (named_component(Component(i)) == s)
+      return Component(i);
+  if (s.size() < 2 || s.size() > 5 || (s[0] != 'b' && s[0] != 'h'))
+    return Component::None;
+  bool halves = s[0] == 'h';
+  char max_digit = halves ? '3' : '7';
+  uint16_t v = kLaneBit | (halves ? kLaneHalves : 0) | uint16_t((s.size() - 2) << 12);
+  for (size_t i = 1; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > max_digit)
+      return Component::None;
+    v |= uint16_t((s[i] - '0') << (3 * (i - 1)));
+  }
+  return Component(v);
 }
 
 std::string_view expr_op_text(ExprOp op) {

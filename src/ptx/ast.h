@@ -46,16 +46,24 @@ enum class OperandKind : uint8_t {
   NamedValue,// name = value in a sampler initializer: `elems` = {Name, value}
 };
 
-// Component selectors after a name: %tid.x, %r1.b0 (video instructions), %v.w
-enum class Component : uint8_t { None, X, Y, Z, W, R, G, B, A, B0, B1, B2, B3, H0, H1 };
-std::string_view component_name(Component c);
+// Component selectors after a name: %tid.x, %r1.b0 (video instructions), %v.w.
+// The SIMD video instructions also take lane lists: source selectors .h10 .b3210 .b7654
+// and destination masks .h10 .b20 .b321. Those are encoded (see make_lane_selector)
+// rather than listed; a single-lane selector that has a name above (.b0-.b3, .h0, .h1)
+// always uses the name, so each spelling has exactly one value.
+enum class Component : uint16_t { None, X, Y, Z, W, R, G, B, A, B0, B1, B2, B3, H0, H1 };
+std::string component_name(Component c);
+// Parses the text after the dot (`x`, `b0`, `h10`, `b3210`); None when it is no selector.
+Component parse_component(std::string_view text);
+// A lane list of 1-4 digits: halves (`h`, digits 0-3) or bytes (`b`, digits 0-7).
+bool is_lane_selector(Component c);
 
 struct Expr;
 
 struct Operand {
   OperandKind kind = OperandKind::Int;
-  bool negated = false;        // `!%p` predicate operand
-  bool unsigned_literal = false; // integer written with a U suffix or beyond the int64 range
+  bool negated : 1 = false;          // `!%p` predicate operand
+  bool unsigned_literal : 1 = false; // integer written with a U suffix or beyond the int64 range
   Component component = Component::None;
   uint32_t count = 0;          // number of `elems`
   union {

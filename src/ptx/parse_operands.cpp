@@ -12,36 +12,12 @@ namespace {
 constexpr unsigned kMaxOperands = 255;
 constexpr unsigned kMaxModifiers = 255;
 
-Component component_of(std::string_view dotted) {
-  std::string_view s = dotted.substr(1);
-  if (s.size() == 1) {
-    switch (s[0]) {
-    case 'x': return Component::X;
-    case 'y': return Component::Y;
-    case 'z': return Component::Z;
-    case 'w': return Component::W;
-    case 'r': return Component::R;
-    case 'g': return Component::G;
-    case 'b': return Component::B;
-    case 'a': return Component::A;
-    default: return Component::None;
-    }
-  }
-  if (s == "b0") return Component::B0;
-  if (s == "b1") return Component::B1;
-  if (s == "b2") return Component::B2;
-  if (s == "b3") return Component::B3;
-  if (s == "h0") return Component::H0;
-  if (s == "h1") return Component::H1;
-  return Component::None;
-}
-
 struct BinaryOpInfo {
   ExprOp op;
   int precedence;
 };
 
-// C precedence; '|' is reserved for operand pairs (a|b) outside initializers.
+// C precedence. In an instruction operand that starts with a name, '|' forms a pair (a|b).
 bool binary_op(const Token& t, BinaryOpInfo& out) {
   if (t.kind != TokenKind::Punct)
     return false;
@@ -263,8 +239,10 @@ Operand Parser::parse_primary() {
     Operand o = make_name(t.text);
     const Token& next = lex_.peek();
     if (next.kind == TokenKind::DotWord) {
-      Component c = component_of(next.text);
-      if (c != Component::None) {
+      // Lane lists (.b32 reads as bytes 3 and 2) only in instruction operands: in a
+      // section, `.b32 label` may be followed by the next line's `.b32`.
+      Component c = parse_component(next.text.substr(1));
+      if (c != Component::None && (in_operands_ || !is_lane_selector(c))) {
         lex_.next();
         o.component = c;
       }
@@ -306,8 +284,9 @@ Operand Parser::parse_unary() {
   return parse_primary();
 }
 
-// Precedence climbing. min_precedence 4 keeps '|' (and && ||) out, for a|b pairs.
-Operand Parser::parse_expression(int min_precedence) {
+// Precedence climbing. Without allow_bitor a '|' ends the expression, so that an
+// instruction operand can be the first half of an a|b pair.
+Operand Parser::parse_expression(int min_precedence, bool allow_bitor) {
   Operand lhs = parse_unary();
   for (;;) {
     BinaryOpInfo info;
@@ -315,9 +294,9 @@ Operand Parser::parse_expression(int min_precedence) {
     if (t.is_punct('?') && min_precedence <= 1) {
       DepthGuard guard(*this, t);
       lex_.next();
-      Operand a = parse_expression(1);
+      Operand a = parse_expression(1, allow_bitor);
       expect_punct(':', "in a conditional expression");
-      Operand b = parse_expression(1);
+      Operand b = parse_expression(1, allow_bitor);
       if (is_int(lhs) && is_int(a) && is_int(b)) {
         lhs = lhs.u ? a : b;
         continue;
@@ -332,13 +311,28 @@ Operand Parser::parse_expression(int min_precedence) {
       lhs.expr = e;
       continue;
     }
-    if (!binary_op(t, info) || info.precedence < min_precedence)
+    if (!binary_op(t, info) || info.precedence < min_precedence || (info.op == ExprOp::Or && !allow_bitor))
       return lhs;
     DepthGuard guard(*this, t);
     lex_.next();
-    Operand rhs = parse_expression(info.precedence + 1);
+    Operand rhs = parse_expression(info.precedence + 1, allow_bitor);
     lhs = fold_binary(info.op, lhs, rhs, t);
   }
+}
+
+// `first|second`, after the '|' (setp, shfl, tex ... destinations).
+Operand Parser::parse_pair_tail(Operand first, Opcode opcode) {
+  Token bar = lex_.next();
+  Operand second = parse_operand(opcode);
+  if (second.kind == OperandKind::Pair)
+    fail(bar, "an operand pair a|b takes two operands");
+  Operand pair[2] = {first, second};
+  auto stored = arena_.copy(std::span<const Operand>(pair, 2));
+  Operand o;
+  o.kind = OperandKind::Pair;
+  o.elems = stored.data();
+  o.count = 2;
+  return o;
 }
 
 Operand Parser::parse_operand(Opcode opcode) {
@@ -358,6 +352,8 @@ Operand Parser::parse_operand(Opcode opcode) {
     auto stored = store(elems);
     o.elems = stored.data();
     o.count = uint32_t(stored.size());
+    if (lex_.peek().is_punct('|')) // tex/tld4 {d0, d1, d2, d3}|p
+      return parse_pair_tail(o, opcode);
     return o;
   }
   if (t.is_punct('[')) {
@@ -398,25 +394,16 @@ Operand Parser::parse_operand(Opcode opcode) {
       fail(t, "'!' negates a predicate register, not " + quote(t.text));
     first.negated = true;
   } else {
-    first = parse_expression(4);
+    // An operand that starts with a name may be the first half of a pair (%p|%q); a
+    // constant expression (1 | 2) may not, so there '|' is the bitwise or.
+    first = parse_expression(1, t.kind != TokenKind::Identifier);
   }
   // In a call, a parenthesized operand is a parameter list: an expression would print as
   // one, and nothing there is an expression anyway (constants fold to integers).
   if (opcode == Opcode::Call && first.kind == OperandKind::Expr)
     fail(t, "a call's operands are names, constants and parameter lists, not expressions");
-  if (lex_.peek().is_punct('|')) {
-    Token bar = lex_.next();
-    Operand second = parse_operand(opcode);
-    if (second.kind == OperandKind::Pair)
-      fail(bar, "an operand pair a|b takes two operands");
-    Operand pair[2] = {first, second};
-    auto stored = arena_.copy(std::span<const Operand>(pair, 2));
-    Operand o;
-    o.kind = OperandKind::Pair;
-    o.elems = stored.data();
-    o.count = 2;
-    return o;
-  }
+  if (lex_.peek().is_punct('|'))
+    return parse_pair_tail(first, opcode);
   return first;
 }
 
@@ -437,6 +424,11 @@ const Instruction* Parser::parse_instruction(Token opcode_token, Name guard, boo
     mods[num_mods++] = *mod;
   }
   std::vector<Operand> operands;
+  struct OperandScope { // lane selectors allowed; reset on errors too
+    bool& flag;
+    explicit OperandScope(bool& f) : flag(f) { flag = true; }
+    ~OperandScope() { flag = false; }
+  } scope(in_operands_);
   if (!lex_.peek().is_punct(';')) {
     do {
       if (operands.size() == kMaxOperands)

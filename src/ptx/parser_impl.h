@@ -47,7 +47,8 @@ private:
 public:
   const Instruction* parse_instruction(Token opcode_token, Name guard, bool guard_negated, SourceLoc loc);
   Operand parse_operand(Opcode opcode);
-  Operand parse_expression(int min_precedence = 0);
+  Operand parse_expression(int min_precedence = 0, bool allow_bitor = true);
+  Operand parse_pair_tail(Operand first, Opcode opcode);
   Operand parse_unary();
   Operand parse_primary();
   Operand parse_initializer();
@@ -93,6 +94,7 @@ public:
   ParseResult& result_;
   std::string current_function_;
   unsigned depth_ = 0;
+  bool in_operands_ = false; // parsing an instruction's operands (lane selectors allowed)
 };
 
 std::string quote(std::string_view text);

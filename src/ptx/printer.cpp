@@ -301,6 +301,12 @@ void print_operand(std::string& out, const Operand& op) {
     return;
   case OperandKind::Expr: {
     const Expr& e = *op.expr;
+    // A negated register (vmad's -a) must print bare: ptxas rejects (-%r1).
+    if (e.op == ExprOp::Neg && e.lhs.kind == OperandKind::Name) {
+      out += '-';
+      print_operand(out, e.lhs);
+      return;
+    }
     out += '(';
     switch (e.op) {
     case ExprOp::Neg:
