@@ -76,16 +76,17 @@ void Lexer::skip_space_and_comments() {
       while (pos_ < n && src_[pos_] != '\n')
         ++pos_;
     } else if (c == '/' && pos_ + 1 < n && src_[pos_ + 1] == '*') {
-      pos_ += 2;
-      while (pos_ < n && !(src_[pos_] == '*' && pos_ + 1 < n && src_[pos_ + 1] == '/')) {
-        if (src_[pos_] == '\n') {
+      size_t end = src_.find("*/", pos_ + 2);
+      if (end == std::string_view::npos)
+        return; // unterminated: advance() makes it an Invalid token, reported where it starts
+      for (size_t p = pos_; p < end; ++p) {
+        if (src_[p] == '\n') {
           ++line_;
-          line_start_ = pos_ + 1;
+          line_start_ = p + 1;
           newline_before_ = true;
         }
-        ++pos_;
       }
-      pos_ = pos_ + 2 <= n ? pos_ + 2 : n;
+      pos_ = end + 2;
     } else {
       return;
     }
@@ -210,6 +211,12 @@ void Lexer::advance() {
       current_.text = src_.substr(start, p - start);
       pos_ = p;
     }
+    return;
+  }
+  if (c == '/' && pos_ + 1 < n && src_[pos_ + 1] == '*') { // a comment that never ends
+    current_.kind = TokenKind::Invalid;
+    current_.text = src_.substr(start);
+    pos_ = n;
     return;
   }
   // Punctuation, two-character operators first.

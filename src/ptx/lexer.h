@@ -37,9 +37,15 @@ public:
   const Token& peek() const { return current_; }
   Token next() {
     Token t = current_;
+    previous_end_ = t;
+    previous_end_.text = t.text.substr(t.text.size()); // empty, just past the token
+    previous_end_.column = t.column + uint32_t(t.text.size());
     advance();
     return t;
   }
+  // An empty token just past the last one consumed, to report a missing ';' on the
+  // line it belongs to rather than at the start of the next line.
+  const Token& previous_end() const { return previous_end_; }
   // A second token of lookahead (computed on demand, not cached).
   Token peek2() const {
     Lexer copy = *this;
@@ -62,6 +68,7 @@ private:
   size_t line_start_ = 0;
   bool newline_before_ = false;
   Token current_;
+  Token previous_end_;
 };
 
 } // namespace mimic::ptx

@@ -436,8 +436,14 @@ const Instruction* Parser::parse_instruction(Token opcode_token, Name guard, boo
       operands.push_back(parse_operand(*opcode));
     } while (accept_punct(','));
   }
-  if (!lex_.peek().is_punct(';'))
-    fail_expected("',' or ';' after an operand of '" + std::string(opcode_token.text) + "'");
+  if (!lex_.peek().is_punct(';')) {
+    std::string what = operands.empty() ? "after '" + std::string(opcode_token.text) + "' and its modifiers"
+                                        : "after an operand of '" + std::string(opcode_token.text) + "'";
+    if (lex_.newline_before_current() && lex_.peek().kind != TokenKind::End)
+      fail(lex_.previous_end(), "expected ';' at the end of the line " + what + " (the next line starts with " +
+                                    describe(lex_.peek()) + ")");
+    fail_expected("',' or ';' " + what);
+  }
   lex_.next();
   auto* ins = arena_.make<Instruction>();
   ins->opcode = *opcode;

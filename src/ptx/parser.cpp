@@ -56,13 +56,22 @@ void Parser::fail(const Token& at, const std::string& message) {
   throw SyntaxError{};
 }
 
+// How a message names a token: quoted text, or what is wrong with it.
+std::string describe(const Token& t) {
+  if (t.kind == TokenKind::End)
+    return "the end of the input";
+  if (t.kind != TokenKind::Invalid)
+    return quote(t.text);
+  if (t.text.starts_with('"'))
+    return "an unterminated string (a string must close on its line)";
+  if (t.text.starts_with("/*"))
+    return "an unterminated comment ('*/' missing)";
+  return "the malformed text " + quote(t.text);
+}
+
 void Parser::fail_expected(const std::string& expected) {
   const Token& t = lex_.peek();
-  if (t.kind == TokenKind::End)
-    fail(t, "expected " + expected + ", found the end of the input");
-  if (t.kind == TokenKind::Invalid)
-    fail(t, "expected " + expected + ", found the malformed text " + quote(t.text));
-  fail(t, "expected " + expected + ", found " + quote(t.text));
+  fail(t, "expected " + expected + ", found " + describe(t));
 }
 
 Token Parser::expect_punct(char c, const char* context) {
@@ -92,7 +101,7 @@ Name Parser::intern_copy(std::string_view s) {
 
 uint64_t Parser::parse_uint(const Token& t, const char* what) {
   if (t.kind != TokenKind::Integer)
-    fail(t, std::string("expected ") + what + ", found " + quote(t.text));
+    fail(t, std::string("expected ") + what + ", found " + describe(t));
   Operand v = make_integer(t);
   if (v.i < 0 && !v.unsigned_literal)
     fail(t, std::string(what) + " must not be negative");
@@ -234,7 +243,7 @@ void Parser::parse_section() {
   lex_.next();
   Token name = lex_.next();
   if (name.kind != TokenKind::DotWord && name.kind != TokenKind::Identifier)
-    fail(name, "expected a section name after .section, found " + quote(name.text));
+    fail(name, "expected a section name after .section, found " + describe(name));
   expect_punct('{', "to open the .section body");
   std::vector<SectionItem> items;
   while (!lex_.peek().is_punct('}')) {
@@ -255,7 +264,7 @@ void Parser::parse_section() {
         values.push_back(parse_section_value());
       item.values = store(values);
     } else {
-      fail(t, "expected a label or .b8/.b16/.b32/.b64 data in a section, found " + quote(t.text));
+      fail(t, "expected a label or .b8/.b16/.b32/.b64 data in a section, found " + describe(t));
     }
     items.push_back(item);
   }
@@ -326,7 +335,7 @@ std::span<const VarAttribute> Parser::parse_attributes() {
     do {
       Token a = lex_.next();
       if (a.kind != TokenKind::DotWord)
-        fail(a, "expected an attribute such as .managed or .unified, found " + quote(a.text));
+        fail(a, "expected an attribute such as .managed or .unified, found " + describe(a));
       VarAttribute attr{dot_word(a), {}};
       if (accept_punct('(')) {
         std::vector<uint64_t> args{parse_uint(lex_.next(), "an attribute argument")};
@@ -644,7 +653,7 @@ void Parser::parse_statement(std::vector<Statement>& out) {
       Token guard = expect_identifier("(a predicate) after '@'");
       Token op = lex_.next();
       if (op.kind != TokenKind::Identifier)
-        fail(op, "expected an instruction after the guard, found " + quote(op.text));
+        fail(op, "expected an instruction after the guard, found " + describe(op));
       s.kind = StatementKind::Instruction;
       s.instruction = parse_instruction(op, guard.text, negated, s.loc);
       out.push_back(s);
@@ -654,7 +663,7 @@ void Parser::parse_statement(std::vector<Statement>& out) {
       lex_.next();
       return;
     }
-    fail(t, "expected an instruction, a label or a declaration, found " + quote(t.text));
+    fail(t, "expected an instruction, a label or a declaration, found " + describe(t));
   case TokenKind::Identifier: {
     lex_.next();
     if (lex_.peek().is_punct(':')) {

@@ -98,5 +98,6 @@ public:
 };
 
 std::string quote(std::string_view text);
+std::string describe(const Token& t); // for messages: 'text', or what is wrong with the token
 
 } // namespace mimic::ptx::detail
