@@ -5,15 +5,16 @@
 #
 # For every tests/ptx_syntax/*.ptx (or the files named after the binary):
 #   1. `mimic ptx roundtrip` must pass (parse, print, re-parse, identical trees);
-#   2. `mimic ptx print` output must be accepted by `ptxas -c` (relocatable, so .extern
-#      symbols may stay unresolved) with the -arch named by the
-#      file's .target (the original file is assembled too, so a broken test file is
-#      reported as such rather than blamed on the printer).
+#   2. the output of `mimic ptx print` must be accepted by `ptxas -c` with the -arch named
+#      by the file's .target (-c: relocatable, so .extern symbols may stay unresolved).
+#      The original file is assembled too, so a broken test file is reported as such
+#      rather than blamed on the printer.
 # For every tests/ptx_syntax/errors/*.ptx, whose first line is `// expect: TEXT`, and for a
 # few generated cases, `mimic ptx print` must fail with an error that contains TEXT and
 # starts with FILE:LINE:COLUMN.
 #
-# Environment: PTXAS (default: ptxas on PATH, else /usr/local/cuda/bin/ptxas).
+# Environment: PTXAS (default: ptxas on PATH, else /usr/local/cuda/bin/ptxas; a value
+# that names no program, e.g. PTXAS=none, skips the ptxas checks).
 set -u
 shopt -s nullglob
 
@@ -29,12 +30,17 @@ if [[ ! -x $MIMIC ]]; then
 fi
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-PTXAS=${PTXAS:-$(command -v ptxas || true)}
-if [[ -z $PTXAS && -x /usr/local/cuda/bin/ptxas ]]; then
-  PTXAS=/usr/local/cuda/bin/ptxas
+if [[ -z ${PTXAS-} ]]; then
+  PTXAS=$(command -v ptxas || true)
+  if [[ -z $PTXAS && -x /usr/local/cuda/bin/ptxas ]]; then
+    PTXAS=/usr/local/cuda/bin/ptxas
+  fi
+elif ! command -v "$PTXAS" >/dev/null; then
+  PTXAS=
 fi
 if [[ -z $PTXAS ]]; then
-  echo "note: ptxas not found (set PTXAS=...): skipping the ptxas checks, running the round trips only"
+  echo "note: ptxas not found (set PTXAS=/path/to/ptxas): skipping the ptxas checks;" \
+    "running the round trips and the error cases only"
 fi
 
 TMP=$(mktemp -d)
