@@ -1,4 +1,5 @@
 // Instructions, operands, constant expressions and initializers.
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -107,6 +108,23 @@ Operand Parser::make_float(const Token& t) {
 }
 
 static bool is_int(const Operand& o) { return o.kind == OperandKind::Int; }
+
+static unsigned expr_depth(const Operand& o) {
+  if (o.kind != OperandKind::Expr)
+    return 0;
+  const Expr& e = *o.expr;
+  return 1 + std::max({expr_depth(e.lhs), expr_depth(e.rhs), expr_depth(e.third)});
+}
+
+// The printer gives each expression node its own parentheses (and a symbol+offset leaf
+// too), so a tree of depth d reads back with up to 2d+2 levels of nesting from where the
+// expression starts, however few the source had (a-b-c-d, ---x). Checked where a whole
+// expression ends, from the same depth as when the printed text is parsed.
+void Parser::check_printed_depth(const Operand& e, const Token& at) {
+  if (e.kind == OperandKind::Expr && depth_ + 2 * expr_depth(e) + 2 > options_.max_nesting)
+    fail(at, "expression nested deeper than " + std::to_string(options_.max_nesting) +
+                 " levels once printed");
+}
 
 Operand Parser::fold_unary(ExprOp op, Operand v, const Token& at) {
   if (is_int(v)) {
@@ -397,6 +415,7 @@ Operand Parser::parse_operand(Opcode opcode) {
     // An operand that starts with a name may be the first half of a pair (%p|%q); a
     // constant expression (1 | 2) may not, so there '|' is the bitwise or.
     first = parse_expression(1, t.kind != TokenKind::Identifier);
+    check_printed_depth(first, t);
   }
   // In a call, a parenthesized operand is a parameter list: an expression would print as
   // one, and nothing there is an expression anyway (constants fold to integers).
@@ -513,7 +532,9 @@ Operand Parser::parse_initializer() {
     o.count = 2;
     return o;
   }
-  return parse_expression(1);
+  Operand v = parse_expression(1);
+  check_printed_depth(v, t);
+  return v;
 }
 
 Operand Parser::parse_section_value() {
@@ -526,9 +547,12 @@ Operand Parser::parse_section_value() {
       Operand n = parse_unary();
       o = fold_binary(op.text[0] == '+' ? ExprOp::Add : ExprOp::Sub, o, n, op);
     }
+    check_printed_depth(o, t);
     return o;
   }
-  return parse_expression(1);
+  Operand v = parse_expression(1);
+  check_printed_depth(v, t);
+  return v;
 }
 
 } // namespace mimic::ptx::detail

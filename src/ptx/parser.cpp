@@ -227,6 +227,7 @@ const Loc* Parser::parse_loc() {
     if (key.text == "function_name") {
       loc->has_function_name = true;
       loc->function_name = parse_expression();
+      check_printed_depth(loc->function_name, key);
     } else if (key.text == "inlined_at") {
       loc->has_inlined_at = true;
       loc->inlined_file = uint32_t(parse_uint(lex_.next(), "a file number after inlined_at"));

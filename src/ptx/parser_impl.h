@@ -59,6 +59,7 @@ public:
   Operand fold_binary(ExprOp op, Operand lhs, Operand rhs, const Token& at);
   Operand fold_unary(ExprOp op, Operand v, const Token& at);
   uint64_t parse_uint(const Token& t, const char* what);
+  void check_printed_depth(const Operand& expr, const Token& at); // after a whole expression
   std::span<const Operand> store(const std::vector<Operand>& items) {
     return arena_.copy(std::span<const Operand>(items));
   }

@@ -209,6 +209,17 @@ void print_function(std::string& out, const Function& f) {
 
 } // namespace
 
+// An operand of an expression: a symbol with an offset is itself a sum and needs its own
+// parentheses there ((x+4) * y, -(x+4)); everything else brings its own.
+static void print_expr_operand(std::string& out, const Operand& op) {
+  bool wrap = op.kind == OperandKind::Name && op.offset != 0;
+  if (wrap)
+    out += '(';
+  print_operand(out, op);
+  if (wrap)
+    out += ')';
+}
+
 void print_operand(std::string& out, const Operand& op) {
   switch (op.kind) {
   case OperandKind::Name:
@@ -302,7 +313,7 @@ void print_operand(std::string& out, const Operand& op) {
   case OperandKind::Expr: {
     const Expr& e = *op.expr;
     // A negated register (vmad's -a) must print bare: ptxas rejects (-%r1).
-    if (e.op == ExprOp::Neg && e.lhs.kind == OperandKind::Name) {
+    if (e.op == ExprOp::Neg && e.lhs.kind == OperandKind::Name && e.lhs.offset == 0) {
       out += '-';
       print_operand(out, e.lhs);
       return;
@@ -313,21 +324,21 @@ void print_operand(std::string& out, const Operand& op) {
     case ExprOp::Not:
     case ExprOp::LogNot:
       out += expr_op_text(e.op);
-      print_operand(out, e.lhs);
+      print_expr_operand(out, e.lhs);
       break;
     case ExprOp::Cond:
-      print_operand(out, e.lhs);
+      print_expr_operand(out, e.lhs);
       out += " ? ";
-      print_operand(out, e.rhs);
+      print_expr_operand(out, e.rhs);
       out += " : ";
-      print_operand(out, e.third);
+      print_expr_operand(out, e.third);
       break;
     default:
-      print_operand(out, e.lhs);
+      print_expr_operand(out, e.lhs);
       out += ' ';
       out += expr_op_text(e.op);
       out += ' ';
-      print_operand(out, e.rhs);
+      print_expr_operand(out, e.rhs);
       break;
     }
     out += ')';
