@@ -102,6 +102,28 @@ void print_loc(std::string& out, const Loc& loc) {
 
 void print_block(std::string& out, const Block& block, int depth);
 
+// Section data: ptxas reads `label2-label1` there but no parentheses, so a top-level
+// expression prints without its outer pair (inner ones stay: they cannot come from
+// ptxas-valid text anyway, and they keep the re-parsed tree the same).
+void print_section_values(std::string& out, std::span<const Operand> values) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i)
+      out += ", ";
+    const Operand& v = values[i];
+    bool binary = v.kind == OperandKind::Expr && v.expr->op != ExprOp::Neg && v.expr->op != ExprOp::Not &&
+                  v.expr->op != ExprOp::LogNot && v.expr->op != ExprOp::Cond;
+    if (!binary) {
+      print_operand(out, v);
+      continue;
+    }
+    print_operand(out, v.expr->lhs);
+    out += ' ';
+    out += expr_op_text(v.expr->op);
+    out += ' ';
+    print_operand(out, v.expr->rhs);
+  }
+}
+
 void indent_to(std::string& out, int depth) { out.append(size_t(depth), '\t'); }
 
 void print_statement(std::string& out, const Statement& s, int depth) {
@@ -472,7 +494,7 @@ std::string print_module(const Module& m) {
         }
         append_mod(out, s.type);
         out += ' ';
-        print_operand_list(out, s.values);
+        print_section_values(out, s.values);
         out += '\n';
       }
       out += "}\n";
