@@ -242,3 +242,54 @@ TEST(Parser, UnclosedBodyIsAnError) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.errors[0].message.find("not closed"), std::string::npos);
 }
+
+TEST(Parser, VideoLaneSelectorsAndNegatedOperands) {
+  auto r = parse(".entry k()\n{\n vadd4.u32.u32.u32.add %r1.b20, %r2.b3210, %r3.b7654, %r4;\n"
+                 " vadd2.s32.s32.s32 %r1.h10, %r2.h32, %r3.h1, %r4;\n"
+                 " vmad.s32.s32.s32.shr15 %r1, -%r2, %r3, %r4;\n}\n");
+  ASSERT_TRUE(r.ok()) << r.errors.at(0).format();
+  const Instruction& v4 = first_instruction(*r.module, 0);
+  EXPECT_TRUE(is_lane_selector(v4.operands[0].component));
+  EXPECT_EQ(component_name(v4.operands[0].component), "b20");
+  EXPECT_EQ(component_name(v4.operands[1].component), "b3210");
+  EXPECT_EQ(component_name(v4.operands[2].component), "b7654");
+  const Instruction& v2 = first_instruction(*r.module, 1);
+  EXPECT_EQ(component_name(v2.operands[1].component), "h32");
+  EXPECT_EQ(v2.operands[2].component, Component::H1); // one spelling, one value
+  const Operand& neg = first_instruction(*r.module, 2).operands[1];
+  ASSERT_EQ(neg.kind, OperandKind::Expr);
+  EXPECT_EQ(neg.expr->op, ExprOp::Neg);
+}
+
+TEST(Parser, LaneSelectorsOnlyInInstructionOperands) {
+  // `.b32 label` followed by the next line's `.b32`: not a byte selector.
+  auto r = parse(".section .debug_info\n{\n.b32 a\n.b32 b\n}\n");
+  ASSERT_TRUE(r.ok()) << r.errors.at(0).format();
+}
+
+TEST(Parser, PairsAfterVectorsAndFullOperandExpressions) {
+  auto r = parse(".entry k()\n{\n tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}|%p1, [%rd1, {%f5, %f6}];\n"
+                 " mov.u32 %r1, (3 > 2) ? 7 : 9;\n mov.u32 %r1, 1 | 6;\n mov.u32 %r1, 1 && 2;\n}\n");
+  ASSERT_TRUE(r.ok()) << r.errors.at(0).format();
+  const Operand& pair = first_instruction(*r.module, 0).operands[0];
+  ASSERT_EQ(pair.kind, OperandKind::Pair);
+  EXPECT_EQ(pair.elems[0].kind, OperandKind::Vector);
+  EXPECT_EQ(first_instruction(*r.module, 1).operands[1].i, 7);
+  EXPECT_EQ(first_instruction(*r.module, 2).operands[1].i, 7); // bitwise or, not a pair
+  EXPECT_EQ(first_instruction(*r.module, 3).operands[1].i, 1);
+}
+
+TEST(Parser, UnterminatedCommentsAndStringsAndMissingSemicolons) {
+  auto a = parse(".entry k()\n{\n ret;\n}\n/* never closed\n.entry k2()\n{\n}\n");
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.errors[0].message.find("unterminated comment"), std::string::npos) << a.errors[0].format();
+  EXPECT_EQ(a.errors[0].line, 8u);
+  auto b = parse(".pragma \"nounroll;\n");
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.errors[0].message.find("unterminated string"), std::string::npos) << b.errors[0].format();
+  auto c = parse(".entry k()\n{\n add.u32 %r1, %r2, %r3\n ret;\n}\n");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.errors[0].message.find("expected ';' at the end of the line"), std::string::npos);
+  EXPECT_EQ(c.errors[0].line, 6u); // the line of the add (after the 3-line header), not of the ret
+  EXPECT_EQ(c.errors[0].column, 23u);
+}

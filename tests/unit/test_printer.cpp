@@ -108,3 +108,39 @@ TEST(Printer, CanonicalFloatAndIntegerSpellings) {
   EXPECT_NE(out.find("mov.f32 %f1, 2.0;"), std::string::npos) << out;
   EXPECT_NE(out.find("mov.u32 %r1, 16;"), std::string::npos) << out;
 }
+
+TEST(Printer, RoundTripsVideoSelectorsTexPairsAndSectionDifferences) {
+  expect_round_trip(R"(.version 9.0
+.target sm_80
+.entry k()
+{
+ vadd4.u32.u32.u32 %r1.b210, %r2.b0000, %r3.b4567, %r4;
+ vmad.s32.s32.s32 %r1, %r2, %r3, -%r4;
+ tld4.r.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}|%p1, [%rd1, {%f5, %f6}];
+$L1:
+ ret;
+$L2:
+}
+.section .debug_str
+{
+$s0:
+.b8 97, 0
+$s1:
+.b8 98, 0
+}
+.section .debug_info
+{
+.b32 $s1-$s0
+.b32 .debug_str+2
+}
+)");
+}
+
+TEST(Printer, NegatedRegisterAndSectionDifferencePrintAsPtxasReadsThem) {
+  auto r = parse_module(".version 9.0\n.target sm_80\n.entry k()\n{\n vmad.s32.s32.s32 %r1, -%r2, %r3, %r4;\n}\n"
+                        ".section .debug_info\n{\n$a:\n.b32 $b-$a\n$b:\n}\n");
+  ASSERT_TRUE(r.ok()) << r.errors.at(0).format();
+  std::string out = print_module(*r.module);
+  EXPECT_NE(out.find("%r1, -%r2, %r3"), std::string::npos) << out; // ptxas rejects (-%r2)
+  EXPECT_NE(out.find(".b32 $b - $a\n"), std::string::npos) << out; // and parentheses in data
+}
