@@ -102,27 +102,6 @@ void print_loc(std::string& out, const Loc& loc) {
 
 void print_block(std::string& out, const Block& block, int depth);
 
-// Section data: ptxas reads `label2-label1` there but no parentheses, so a top-level
-// expression prints without its outer pair (inner ones stay: they cannot come from
-// ptxas-valid text anyway, and they keep the re-parsed tree the same).
-void print_section_values(std::string& out, std::span<const Operand> values) {
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (i)
-      out += ", ";
-    const Operand& v = values[i];
-    bool binary = v.kind == OperandKind::Expr && v.expr->op != ExprOp::Neg && v.expr->op != ExprOp::Not &&
-                  v.expr->op != ExprOp::LogNot && v.expr->op != ExprOp::Cond;
-    if (!binary) {
-      print_operand(out, v);
-      continue;
-    }
-    print_operand(out, v.expr->lhs);
-    out += ' ';
-    out += expr_op_text(v.expr->op);
-    out += ' ';
-    print_operand(out, v.expr->rhs);
-  }
-}
 
 void indent_to(std::string& out, int depth) { out.append(size_t(depth), '\t'); }
 
@@ -240,6 +219,33 @@ static void print_expr_operand(std::string& out, const Operand& op) {
   print_operand(out, op);
   if (wrap)
     out += ')';
+}
+
+// Section data: ptxas reads `label2-label1` there but no parentheses, so a top-level
+// expression prints without its outer pair (inner ones stay: they cannot come from
+// ptxas-valid text anyway, and they keep the re-parsed tree the same).
+static void print_section_values(std::string& out, std::span<const Operand> values) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i)
+      out += ", ";
+    const Operand& v = values[i];
+    bool binary = v.kind == OperandKind::Expr && v.expr->op != ExprOp::Neg && v.expr->op != ExprOp::Not &&
+                  v.expr->op != ExprOp::LogNot && v.expr->op != ExprOp::Cond;
+    if (!binary) {
+      print_operand(out, v);
+      continue;
+    }
+    // `label+4 - other` reads back the same (left to right, same precedence); with any
+    // other operator, or on the right, label+4 keeps its parentheses.
+    if (v.expr->op == ExprOp::Add || v.expr->op == ExprOp::Sub)
+      print_operand(out, v.expr->lhs);
+    else
+      print_expr_operand(out, v.expr->lhs);
+    out += ' ';
+    out += expr_op_text(v.expr->op);
+    out += ' ';
+    print_expr_operand(out, v.expr->rhs);
+  }
 }
 
 void print_operand(std::string& out, const Operand& op) {
