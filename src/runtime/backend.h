@@ -1,0 +1,77 @@
+// The interface between the backend-neutral runtime and a backend (the CPU now, AMD GPUs
+// through HIP later). A backend owns devices, their memory and, with code generation,
+// their modules and launches. It never depends on another backend or on the driver.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "support/error.h"
+
+namespace mimic::runtime {
+
+// What a device is, in the terms the CUDA driver API reports. Every CUDA device
+// attribute is derived from these fields (device_attributes.def says how).
+struct DeviceProperties {
+  std::string name;
+  std::string backend;         // "cpu", "amdgpu"
+  uint64_t total_memory = 0;   // bytes
+  int cc_major = 8, cc_minor = 6;
+  int multiprocessor_count = 1;
+  int max_threads_per_block = 1024;
+  int max_block_dim[3] = {1024, 1024, 64};
+  int max_grid_dim[3] = {2147483647, 65535, 65535};
+  int shared_memory_per_block = 48 * 1024;
+  int shared_memory_per_block_optin = 99 * 1024;
+  int shared_memory_per_multiprocessor = 100 * 1024;
+  int reserved_shared_memory_per_block = 1024;
+  int max_threads_per_multiprocessor = 1536;
+  int max_blocks_per_multiprocessor = 16;
+  int registers_per_block = 65536;
+  int registers_per_multiprocessor = 65536;
+  int total_constant_memory = 65536;
+  int warp_size = 32;
+  int clock_rate_khz = 1000000;
+  int memory_clock_rate_khz = 1000000;
+  int memory_bus_width = 64;
+  int l2_cache_size = 4 << 20;
+  int async_engine_count = 1;
+  int pci_domain = 0, pci_bus = 0, pci_device = 0;
+  uint8_t uuid[16] = {};
+  bool integrated = true;            // shares memory with the host
+  bool unified_addressing = true;
+  bool managed_memory = true;
+  bool concurrent_managed_access = true;
+  bool pageable_memory_access = true; // the device can use any host pointer (CPU backend)
+  bool cooperative_launch = true;
+  int texture_alignment = 512;
+  int texture_pitch_alignment = 32;
+  int surface_alignment = 512;
+};
+
+class Backend {
+public:
+  virtual ~Backend() = default;
+  virtual std::string kind() const = 0;
+  virtual size_t device_count() const = 0;
+  virtual const DeviceProperties& properties(size_t device) const = 0;
+
+  // Device memory, addressed in the process's unified address space. `bytes` > 0.
+  virtual Result<void*> allocate(size_t device, size_t bytes) = 0;
+  virtual void release(size_t device, void* pointer) = 0;
+  // Copies between any two addresses this backend can reach (host or device).
+  virtual Status copy(void* dst, const void* src, size_t bytes) = 0;
+  // Fills `count` elements of `element_size` (1, 2 or 4) bytes with `value`.
+  virtual Status fill(void* dst, uint32_t value, size_t element_size, size_t count) = 0;
+  // Waits for all work of the device to finish.
+  virtual Status synchronize(size_t device) = 0;
+};
+
+// The backends available in this process, created on first use (CPU always; AMD GPU
+// when the HIP runtime finds a device and MIMIC_BACKEND does not exclude it).
+std::vector<Backend*> available_backends();
+
+} // namespace mimic::runtime

@@ -1,0 +1,288 @@
+#include "runtime/stream.h"
+
+#include <map>
+#include <memory>
+
+#include "runtime/handle.h"
+
+namespace mimic::runtime {
+
+namespace {
+
+HandleRegistry<Stream>& stream_registry() {
+  static auto* r = new HandleRegistry<Stream>;
+  return *r;
+}
+
+HandleRegistry<Event>& event_registry() {
+  static auto* r = new HandleRegistry<Event>;
+  return *r;
+}
+
+std::atomic<unsigned long long> next_stream_id{1};
+
+struct DefaultStreams {
+  std::mutex mutex;
+  std::map<Context*, Stream*> legacy;
+};
+
+DefaultStreams& defaults() {
+  static auto* d = new DefaultStreams;
+  return *d;
+}
+
+thread_local std::map<Context*, Stream*> tls_per_thread;
+
+Stream* new_stream(Context* c, unsigned flags, int priority, Stream::Role role) {
+  auto* s = new Stream;
+  s->context = c;
+  s->flags = flags;
+  s->priority = priority;
+  s->role = role;
+  s->id = next_stream_id++;
+  stream_registry().add(s);
+  return s;
+}
+
+Stream* legacy_stream(Context* c) {
+  DefaultStreams& d = defaults();
+  std::lock_guard lock(d.mutex);
+  Stream*& s = d.legacy[c];
+  if (!s)
+    s = new_stream(c, 0, 0, Stream::Role::Legacy);
+  return s;
+}
+
+Stream* per_thread_stream(Context* c) {
+  Stream*& s = tls_per_thread[c];
+  if (!s || !stream_registry().find(s))
+    s = new_stream(c, CU_STREAM_NON_BLOCKING, 0, Stream::Role::PerThread);
+  return s;
+}
+
+bool is_blocking(const Stream* s) { return s->role == Stream::Role::Created && !(s->flags & CU_STREAM_NON_BLOCKING); }
+
+} // namespace
+
+void Stream::run() {
+  for (;;) {
+    Item item;
+    {
+      std::unique_lock lock(mutex);
+      changed.wait(lock, [&] { return stopping || !queue.empty(); });
+      if (queue.empty())
+        return;
+      item = std::move(queue.front());
+      queue.pop_front();
+    }
+    for (auto& [other, seq] : item.after)
+      if (other != this)
+        other->wait_for(seq);
+    CUresult r = context->sticky_error.load();
+    if (r == CUDA_SUCCESS)
+      r = item.work();
+    {
+      std::lock_guard lock(mutex);
+      if (r != CUDA_SUCCESS && error == CUDA_SUCCESS)
+        error = r;
+      completed = item.sequence;
+    }
+    changed.notify_all();
+  }
+}
+
+uint64_t Stream::enqueue(Work work, std::vector<std::pair<Stream*, uint64_t>> after) {
+  uint64_t sequence;
+  {
+    std::lock_guard lock(mutex);
+    if (!worker.joinable())
+      worker = std::thread([this] { run(); });
+    sequence = ++enqueued;
+    queue.push_back(Item{std::move(work), std::move(after), sequence});
+  }
+  changed.notify_all();
+  return sequence;
+}
+
+uint64_t Stream::last_enqueued() {
+  std::lock_guard lock(mutex);
+  return enqueued;
+}
+
+void Stream::wait_for(uint64_t sequence) {
+  std::unique_lock lock(mutex);
+  changed.wait(lock, [&] { return completed >= sequence; });
+}
+
+bool Stream::idle() {
+  std::lock_guard lock(mutex);
+  return completed == enqueued;
+}
+
+CUresult Stream::synchronize() {
+  std::unique_lock lock(mutex);
+  uint64_t target = enqueued;
+  changed.wait(lock, [&] { return completed >= target; });
+  CUresult r = error;
+  error = CUDA_SUCCESS;
+  if (r == CUDA_SUCCESS)
+    r = context->sticky_error.load();
+  return r;
+}
+
+void Stream::shut_down() {
+  {
+    std::lock_guard lock(mutex);
+    stopping = true;
+  }
+  changed.notify_all();
+  if (worker.joinable()) {
+    if (worker.get_id() == std::this_thread::get_id())
+      worker.detach();
+    else
+      worker.join();
+  }
+}
+
+Stream* find_stream(CUstream handle) { return stream_registry().find(handle); }
+Event* find_event(CUevent handle) { return event_registry().find(handle); }
+
+Stream* resolve_stream(CUstream handle, Context* context, bool per_thread_default) {
+  if (handle == nullptr)
+    return per_thread_default ? per_thread_stream(context) : legacy_stream(context);
+  if (handle == CU_STREAM_LEGACY)
+    return legacy_stream(context);
+  if (handle == CU_STREAM_PER_THREAD)
+    return per_thread_stream(context);
+  return find_stream(handle);
+}
+
+Result<Stream*> create_stream(Context* context, unsigned flags, int priority) {
+  return new_stream(context, flags, priority, Stream::Role::Created);
+}
+
+CUresult destroy_stream(Stream* s) {
+  if (s->role != Stream::Role::Created || !stream_registry().remove(s))
+    return CUDA_ERROR_INVALID_HANDLE;
+  // CUDA lets destruction return at once and finishes queued work in the background.
+  s->shut_down();
+  return CUDA_SUCCESS;
+}
+
+uint64_t submit(Stream* stream, Work work) {
+  std::vector<std::pair<Stream*, uint64_t>> after;
+  Context* c = stream->context;
+  if (stream->role == Stream::Role::Legacy) {
+    stream_registry().for_each([&](Stream* s) {
+      if (s->context == c && is_blocking(s))
+        after.emplace_back(s, s->last_enqueued());
+    });
+  } else if (is_blocking(stream)) {
+    Stream* legacy = legacy_stream(c);
+    after.emplace_back(legacy, legacy->last_enqueued());
+  }
+  return stream->enqueue(std::move(work), std::move(after));
+}
+
+CUresult submit_and_wait(Stream* stream, Work work) {
+  auto result = std::make_shared<CUresult>(CUDA_SUCCESS);
+  uint64_t seq = submit(stream, [work = std::move(work), result] {
+    *result = work();
+    return *result;
+  });
+  stream->wait_for(seq);
+  if (*result == CUDA_SUCCESS)
+    return stream->context->sticky_error.load();
+  // The failure is reported here; do not report it again at the next synchronize.
+  std::lock_guard lock(stream->mutex);
+  if (stream->error == *result)
+    stream->error = CUDA_SUCCESS;
+  return *result;
+}
+
+Result<Event*> create_event(Context* context, unsigned flags) {
+  auto* e = new Event;
+  e->context = context;
+  e->flags = flags;
+  event_registry().add(e);
+  return e;
+}
+
+CUresult destroy_event(Event* e) {
+  return event_registry().remove(e) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+void record_event(Event* e, Stream* stream) {
+  uint64_t seq;
+  {
+    std::lock_guard lock(e->mutex);
+    seq = ++e->recorded;
+  }
+  submit(stream, [e, seq] {
+    {
+      std::lock_guard lock(e->mutex);
+      e->time = std::chrono::steady_clock::now();
+      if (e->completed < seq)
+        e->completed = seq;
+    }
+    e->changed.notify_all();
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult query_event(Event* e) {
+  std::lock_guard lock(e->mutex);
+  return e->completed >= e->recorded ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+}
+
+CUresult synchronize_event(Event* e) {
+  std::unique_lock lock(e->mutex);
+  uint64_t target = e->recorded;
+  e->changed.wait(lock, [&] { return e->completed >= target; });
+  return e->context->sticky_error.load();
+}
+
+CUresult elapsed_ms(Event* start, Event* end, float* ms) {
+  if ((start->flags | end->flags) & CU_EVENT_DISABLE_TIMING)
+    return CUDA_ERROR_INVALID_HANDLE;
+  std::scoped_lock lock(start->mutex, end->mutex);
+  if (start->recorded == 0 || end->recorded == 0)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (start->completed < start->recorded || end->completed < end->recorded)
+    return CUDA_ERROR_NOT_READY;
+  *ms = std::chrono::duration<float, std::milli>(end->time - start->time).count();
+  return CUDA_SUCCESS;
+}
+
+void wait_event(Stream* stream, Event* e) {
+  uint64_t target;
+  {
+    std::lock_guard lock(e->mutex);
+    target = e->recorded;
+  }
+  if (target == 0)
+    return; // never recorded: nothing to wait for
+  stream->enqueue([e, target] {
+    std::unique_lock lock(e->mutex);
+    e->changed.wait(lock, [&] { return e->completed >= target; });
+    return CUDA_SUCCESS;
+  });
+}
+
+CUresult synchronize_context(Context* context) {
+  std::vector<Stream*> streams;
+  stream_registry().for_each([&](Stream* s) {
+    if (s->context == context)
+      streams.push_back(s);
+  });
+  CUresult first = CUDA_SUCCESS;
+  for (Stream* s : streams) {
+    CUresult r = s->synchronize();
+    if (first == CUDA_SUCCESS)
+      first = r;
+  }
+  CUresult sticky = context->sticky_error.load();
+  return sticky != CUDA_SUCCESS ? sticky : first;
+}
+
+} // namespace mimic::runtime

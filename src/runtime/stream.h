@@ -1,0 +1,100 @@
+// Streams and events. Each stream runs its work in order on a worker thread of its own
+// (started on first use), so the host thread returns from an asynchronous call at once.
+// Ordering across streams follows CUDA: the legacy default stream waits for all blocking
+// streams of its context and they wait for it; non-blocking streams and per-thread
+// default streams do not take part; an event wait holds a stream until the event's
+// record at the time of the wait completes.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cuda.h>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "runtime/context.h"
+
+namespace mimic::runtime {
+
+struct Event;
+struct Stream;
+
+using Work = std::function<CUresult()>;
+
+struct Stream {
+  enum class Role : uint8_t { Created, Legacy, PerThread };
+  Context* context = nullptr;
+  unsigned flags = 0; // CU_STREAM_NON_BLOCKING
+  int priority = 0;
+  Role role = Role::Created;
+  unsigned long long id = 0;
+
+  // Enqueues work to run after everything enqueued before it (and after `after`);
+  // returns its sequence number (see wait_for).
+  uint64_t enqueue(Work work, std::vector<std::pair<Stream*, uint64_t>> after = {});
+  // Blocks until everything enqueued so far has run. Returns the first error of that work.
+  CUresult synchronize();
+  bool idle();
+  uint64_t last_enqueued();
+  void wait_for(uint64_t sequence);
+  void shut_down(); // waits for the queue, stops the worker
+
+  std::mutex mutex;
+  std::condition_variable changed;
+  struct Item {
+    Work work;
+    std::vector<std::pair<Stream*, uint64_t>> after;
+    uint64_t sequence;
+  };
+  std::deque<Item> queue;
+  uint64_t enqueued = 0, completed = 0;
+  CUresult error = CUDA_SUCCESS; // first failure since the last synchronize
+  std::thread worker;
+  bool stopping = false;
+
+private:
+  void run();
+};
+
+struct Event {
+  Context* context = nullptr;
+  unsigned flags = 0;
+  std::mutex mutex;
+  std::condition_variable changed;
+  uint64_t recorded = 0;  // number of records issued
+  uint64_t completed = 0; // number of records that have completed
+  std::chrono::steady_clock::time_point time;
+};
+
+Stream* find_stream(CUstream handle);
+Event* find_event(CUevent handle);
+
+// Resolves a CUstream argument: NULL and CU_STREAM_LEGACY mean the context's legacy
+// default stream (or the per-thread one when `per_thread_default` is set, as for the
+// _ptsz/_ptds entry points), CU_STREAM_PER_THREAD the calling thread's default stream.
+// nullptr for a stale or foreign handle.
+Stream* resolve_stream(CUstream handle, Context* context, bool per_thread_default);
+
+Result<Stream*> create_stream(Context* context, unsigned flags, int priority);
+CUresult destroy_stream(Stream* stream);
+
+// Enqueue on `stream` honouring legacy default stream ordering; returns the sequence.
+uint64_t submit(Stream* stream, Work work);
+// Enqueue and wait for that work (synchronous API calls); returns its result.
+CUresult submit_and_wait(Stream* stream, Work work);
+
+Result<Event*> create_event(Context* context, unsigned flags);
+CUresult destroy_event(Event* event);
+void record_event(Event* event, Stream* stream);
+CUresult query_event(Event* event);    // CUDA_SUCCESS or CUDA_ERROR_NOT_READY
+CUresult synchronize_event(Event* event);
+CUresult elapsed_ms(Event* start, Event* end, float* ms);
+void wait_event(Stream* stream, Event* event);
+
+// Waits for every stream of a context (cuCtxSynchronize).
+CUresult synchronize_context(Context* context);
+
+} // namespace mimic::runtime

@@ -1,0 +1,43 @@
+#include "support/config.h"
+
+#include <cstdlib>
+#include <string>
+
+#include "support/log.h"
+
+namespace mimic::config {
+
+namespace {
+
+std::pair<int, int> parse_compute_capability() {
+  const char* env = std::getenv("MIMIC_COMPUTE_CAPABILITY");
+  if (!env || !*env)
+    return {8, 6};
+  std::string s = env;
+  int major = -1, minor = -1;
+  char* end = nullptr;
+  if (auto dot = s.find('.'); dot != std::string::npos) {
+    major = int(std::strtol(s.c_str(), &end, 10));
+    if (end != s.c_str() + dot)
+      major = -1;
+    minor = int(std::strtol(s.c_str() + dot + 1, &end, 10));
+  } else {
+    long v = std::strtol(s.c_str(), &end, 10);
+    major = int(v / 10);
+    minor = int(v % 10);
+  }
+  if (*end != '\0' || major < 5 || major > 12 || minor < 0 || minor > 9) {
+    log_warning("MIMIC_COMPUTE_CAPABILITY='" + s + "' is not a compute capability from 5.0 to 12.x; using 8.6");
+    return {8, 6};
+  }
+  return {major, minor};
+}
+
+} // namespace
+
+std::pair<int, int> compute_capability() {
+  static const std::pair<int, int> cc = parse_compute_capability();
+  return cc;
+}
+
+} // namespace mimic::config

@@ -1,0 +1,37 @@
+#include "support/log.h"
+
+#include <cstdio>
+#include <mutex>
+#include <set>
+
+namespace mimic {
+
+namespace {
+std::mutex& log_mutex() {
+  static std::mutex m;
+  return m;
+}
+} // namespace
+
+void log_warning(const std::string& message) {
+  std::lock_guard lock(log_mutex());
+  fprintf(stderr, "mimic: warning: %s\n", message.c_str());
+}
+
+void log_error(const std::string& message) {
+  std::lock_guard lock(log_mutex());
+  fprintf(stderr, "mimic: error: %s\n", message.c_str());
+}
+
+bool warn_once(const std::string& key, const std::string& message) {
+  static std::set<std::string> seen;
+  {
+    std::lock_guard lock(log_mutex());
+    if (!seen.insert(key).second)
+      return false;
+  }
+  log_warning(message);
+  return true;
+}
+
+} // namespace mimic
