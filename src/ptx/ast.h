@@ -64,6 +64,7 @@ struct Operand {
   OperandKind kind = OperandKind::Int;
   bool negated : 1 = false;          // `!%p` predicate operand
   bool unsigned_literal : 1 = false; // integer written with a U suffix or beyond the int64 range
+  bool unified : 1 = false;          // Address written [a].unified (ld on unified memory)
   Component component = Component::None;
   uint32_t count = 0;          // number of `elems`
   union {

@@ -20,7 +20,8 @@ bool equal_list(std::span<const Operand> a, std::span<const Operand> b) {
 }
 
 bool equal(const Operand& a, const Operand& b) {
-  if (a.kind != b.kind || a.negated != b.negated || a.component != b.component || a.offset != b.offset)
+  if (a.kind != b.kind || a.negated != b.negated || a.unified != b.unified || a.component != b.component ||
+      a.offset != b.offset)
     return false;
   switch (a.kind) {
   case OperandKind::Name:

@@ -386,6 +386,10 @@ Operand Parser::parse_operand(Opcode opcode) {
     auto stored = store(elems);
     o.elems = stored.data();
     o.count = uint32_t(stored.size());
+    if (lex_.peek().kind == TokenKind::DotWord && lex_.peek().text == ".unified") { // ld ... [a].unified
+      lex_.next();
+      o.unified = true;
+    }
     return o;
   }
   if (t.is_punct('(') && opcode == Opcode::Call) {

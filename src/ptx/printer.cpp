@@ -308,6 +308,8 @@ void print_operand(std::string& out, const Operand& op) {
     out += '[';
     print_operand_list(out, op.children());
     out += ']';
+    if (op.unified)
+      out += ".unified";
     return;
   case OperandKind::List:
     out += '(';

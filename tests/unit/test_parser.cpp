@@ -293,3 +293,11 @@ TEST(Parser, UnterminatedCommentsAndStringsAndMissingSemicolons) {
   EXPECT_EQ(c.errors[0].line, 6u); // the line of the add (after the 3-line header), not of the ret
   EXPECT_EQ(c.errors[0].column, 23u);
 }
+
+TEST(Parser, UnifiedAddressQualifier) {
+  auto r = parse(".entry k()\n{\n ld.global.u32 %r1, [%rd1+8].unified, %rd2;\n ld.u32 %r1, [%rd1];\n}\n");
+  ASSERT_TRUE(r.ok()) << r.errors.at(0).format();
+  EXPECT_TRUE(first_instruction(*r.module, 0).operands[1].unified);
+  EXPECT_EQ(first_instruction(*r.module, 0).num_operands, 3u);
+  EXPECT_FALSE(first_instruction(*r.module, 1).operands[1].unified);
+}
