@@ -62,7 +62,7 @@ memory_layout
 # matrix operations
 load store mma row col c d sp sp::ordered_metadata kind::f8f6f4 kind::mxf8f6f4 kind::mxf4
 kind::mxf4nvf4 kind::f16 kind::tf32 kind::i8 block_scale scale_vec::1X scale_vec::2X scale_vec::4X
-trans mma_async fence commit ws
+trans mma_async fence commit ws block16 block32
 # testp and friends
 finite infinite number notanumber normal subnormal
 # createpolicy, discard, applypriority, griddepcontrol, elect, setmaxnreg
