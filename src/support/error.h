@@ -12,14 +12,18 @@ namespace mimic {
 
 class Error {
 public:
-  explicit Error(std::string message) : message_(std::move(message)) {}
+  explicit Error(std::string message, int code = 0) : message_(std::move(message)), code_(code) {}
   const std::string& message() const { return message_; }
+  // A caller-defined classification (for example the CUresult an API call returns); 0 when
+  // the producer did not set one.
+  int code() const { return code_; }
 
   // Adds context in front: "reading foo.so: <message>".
-  Error context(const std::string& where) const { return Error(where + ": " + message_); }
+  Error context(const std::string& where) const { return Error(where + ": " + message_, code_); }
 
 private:
   std::string message_;
+  int code_ = 0;
 };
 
 template <typename T> class [[nodiscard]] Result {

@@ -1,0 +1,74 @@
+// A program: the device code of one image (a fatbin, a fatbin wrapper, PTX text),
+// selected for a device, parsed and verified, with its kernels' parameter layouts and its
+// global variables. Backend-neutral; backends compile it (codegen) into something to run.
+//
+// Loading fails as a whole, naming every kernel that cannot be used and why: nothing is
+// dropped silently to surface later as "named symbol not found".
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ptx/parser.h"
+#include "support/error.h"
+
+namespace mimic::runtime {
+
+struct ParamSlot {
+  size_t offset = 0; // in the packed argument buffer
+  size_t size = 0;
+  size_t align = 1;
+};
+
+struct KernelInfo {
+  std::string name;
+  const ptx::Function* function = nullptr; // in Program::modules
+  const ptx::Module* module = nullptr;
+  std::vector<ParamSlot> params;
+  size_t param_bytes = 0;        // packed size of all parameters
+  int max_threads_per_block = 0; // from .maxntid / .reqntid (0: unconstrained)
+  size_t static_shared_bytes = 0;
+  size_t local_bytes = 0;
+};
+
+struct GlobalInfo {
+  std::string name;
+  const ptx::VarDecl* decl = nullptr;
+  const ptx::Module* module = nullptr;
+  size_t size = 0;
+  size_t align = 1;
+  bool managed = false;
+  bool constant = false; // .const space
+};
+
+struct Program {
+  std::string origin;        // what was loaded, for messages
+  std::string selected;      // which entry: "PTX sm_75 (ISA 9.0)"
+  std::vector<std::unique_ptr<ptx::Module>> modules;
+  std::vector<KernelInfo> kernels;
+  std::vector<GlobalInfo> globals;
+
+  const KernelInfo* kernel(std::string_view name) const;
+  const GlobalInfo* global(std::string_view name) const;
+};
+
+// Loads device code from a driver-API image pointer. `device_sm` picks the PTX
+// (fatbin/select.h). The error text names the image, the entry and each failing kernel;
+// its code is the CUresult to return (CUDA_ERROR_INVALID_IMAGE, _NO_BINARY_FOR_GPU,
+// _INVALID_PTX).
+Result<std::shared_ptr<Program>> load_program(const void* image, unsigned device_sm);
+// The same from PTX text (cuModuleLoadData with PTX, tests).
+Result<std::shared_ptr<Program>> load_program_from_ptx(std::string text, std::string origin);
+
+// Packed parameter layout of a function (natural alignment, as the CUDA ABI packs them).
+std::vector<ParamSlot> param_layout(const ptx::Function& f, size_t* total_bytes);
+
+// Writes the initial bytes of a global into `out` (size bytes). `address_of` resolves a
+// symbol named in an initializer (another global) to its device address.
+Status initialize_global(const GlobalInfo& global, uint8_t* out,
+                         const std::function<Result<uint64_t>(std::string_view)>& address_of);
+
+} // namespace mimic::runtime
