@@ -3,7 +3,8 @@
 #
 # usage: tests/ptx_syntax/check.sh path/to/mimic [FILE.ptx...]
 #
-# For every tests/ptx_syntax/*.ptx (or the files named after the binary):
+# For every tests/ptx_syntax/*.ptx (or the files named after the binary that do not start
+# with '// expect:'):
 #   1. `mimic ptx roundtrip` must pass (parse, print, re-parse, identical trees);
 #   2. the output of `mimic ptx print` must be accepted by `ptxas -c` with the -arch named
 #      by the file's .target (-c: relocatable, so .extern symbols may stay unresolved).
@@ -152,8 +153,11 @@ generate_errors() {
 }
 
 if [[ $# -gt 0 ]]; then
-  valid=("$@")
+  valid=()
   errors=()
+  for f in "$@"; do # a file that starts with '// expect:' is a negative case
+    if [[ -n $(expect_of "$f") ]]; then errors+=("$f"); else valid+=("$f"); fi
+  done
 else
   valid=("$HERE"/*.ptx)
   errors=("$HERE"/errors/*.ptx)
