@@ -13,6 +13,7 @@ struct Command {
 };
 
 const Command kCommands[] = {
+    {"run", mimic::cli::cmd_run, "run a CUDA program on Mimic"},
     {"info", mimic::cli::cmd_info, "what device code binaries carry, and whether it parses"},
     {"extract", mimic::cli::cmd_extract, "write the device code entries of binaries to files"},
     {"ptx", mimic::cli::cmd_ptx, "parse, print and round-trip PTX files"},
