@@ -275,7 +275,8 @@ private:
                             " operands, not " + std::to_string(ins.num_operands));
       break;
     }
-    if (needs_type(ins.opcode)) {
+    // st.bulk (a fill without a type) is the one memory instruction that takes none.
+    if (needs_type(ins.opcode) && !ins.has(Modifier::Bulk)) {
       bool typed = false;
       for (Modifier m : ins.mods())
         typed |= is_type(m);
