@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs each libFuzzer target for SECONDS, starting from a copy of its seed corpus.
+# Runs each libFuzzer target for SECONDS, starting from a copy of its seed corpus
+# (fuzz/corpus/<target>/, plus tests/ptx_syntax/*.ptx for fuzz_ptx).
 #
 #   fuzz/run.sh SECONDS BUILD_DIR [TARGET...]     (targets: fuzz_fatbin fuzz_ptx; default both)
 #
@@ -45,6 +46,12 @@ for target in "${targets[@]}"; do
   corpus="$work/$target"
   mkdir -p "$corpus"
   cp "$seeds"/* "$corpus"/
+  # The PTX syntax tests make good seeds too: they cover more of the grammar.
+  if [ "$target" = fuzz_ptx ] && [ -d "$here/../tests/ptx_syntax" ]; then
+    for f in "$here"/../tests/ptx_syntax/*.ptx; do
+      [ -f "$f" ] && cp "$f" "$corpus/syntax-$(basename "$f")"
+    done
+  fi
   log="$work/$target.log"
   echo "== $target: ${seconds}s"
   "$exe" "$corpus" "${extra[@]}" \
