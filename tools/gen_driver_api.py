@@ -18,7 +18,8 @@ src/driver/implemented.def names the (name, version[, per-thread]) pairs that Mi
 implements; their exports call `mimic::driver::impl::<name>_v<version>[_ptds|_ptsz]`
 through one wrapper, every other export is a stub returning CUDA_ERROR_NOT_SUPPORTED.
 
-Outputs (into --out): driver/driver_impl.h, driver_exports.cpp, driver_tables.c, libcuda.map.
+Outputs (into --out): driver/driver_impl.h, driver_exports.cpp, driver_proc_table.c,
+driver_result_names.c, libcuda.map.
 `--summary` prints the coverage instead of writing anything.
 """
 import argparse
@@ -378,23 +379,29 @@ def emit_exports(exports, leftover_macros):
     return "".join(out)
 
 
-def emit_tables(exports, result_codes):
+def emit_proc_table(exports):
     served = sorted((e for e in exports if e.pfn),
                     key=lambda e: (e.pfn.name, bool(e.pfn.suffix), e.pfn.version))
     out = [GENERATED_NOTE_C,
            "#include \"driver/api_tables.h\"\n\n",
-           "/* Sorted by name, then plain before per-thread, then version. */\n",
+           "/* Sorted by name (as strcmp orders), then plain before per-thread, then version. */\n",
            "const struct mimic_proc_entry mimic_proc_entries[] = {\n"]
     for e in served:
         out.append(f"    {{\"{e.pfn.name}\", {e.pfn.version}, {int(bool(e.pfn.suffix))}, "
                    f"(mimic_any_fn){e.symbol}}},\n")
     out.append("};\n")
-    out.append(f"const unsigned mimic_proc_entry_count = {len(served)};\n\n")
+    out.append(f"const unsigned mimic_proc_entry_count = {len(served)};\n")
+    return "".join(out)
+
+
+def emit_result_names(result_codes):
     first_name = {}
     for name, value in result_codes:
         first_name.setdefault(value, name)
-    out.append("/* Sorted by value; the first name where several share a value. */\n")
-    out.append("const struct mimic_result_name mimic_result_names[] = {\n")
+    out = [GENERATED_NOTE_C,
+           "#include \"driver/api_tables.h\"\n\n",
+           "/* Sorted by value; the first name where several share a value. */\n",
+           "const struct mimic_result_name mimic_result_names[] = {\n"]
     for value in sorted(first_name):
         out.append(f"    {{{value}, \"{first_name[value]}\"}},\n")
     out.append("};\n")
@@ -485,7 +492,8 @@ def main(argv):
         outputs = {
             "driver/driver_impl.h": emit_impl_header(impl_pfns),
             "driver_exports.cpp": emit_exports(exports, leftovers),
-            "driver_tables.c": emit_tables(exports, parse_result_codes(texts["internal"])),
+            "driver_proc_table.c": emit_proc_table(exports),
+            "driver_result_names.c": emit_result_names(parse_result_codes(texts["internal"])),
             "libcuda.map": emit_version_script(exports),
         }
         for name, text in outputs.items():

@@ -1,5 +1,5 @@
-/* Tables generated from the toolkit headers into driver_tables.c. Plain C so that they are
- * initialised statically: the library does no work at load time. */
+/* Tables generated from the toolkit headers (driver_proc_table.c, driver_result_names.c).
+ * Plain C so that they are initialised statically: the library does no work at load time. */
 #ifndef MIMIC_DRIVER_API_TABLES_H
 #define MIMIC_DRIVER_API_TABLES_H
 
