@@ -251,6 +251,9 @@ def split_symbol(symbol, pfn_names):
 
 
 def match_exports(decls, pfns):
+    """Pairs the symbols of each base name (cuX, cuX_v2, cuX_v3, ...; the per-thread ones
+    apart) with its PFN typedefs in ascending version order. The counts must agree: a
+    header change that breaks the rule stops the build here rather than misroutes calls."""
     pfn_names = {name for name, _, _ in pfns}
     symbols_by_group = defaultdict(list)
     exports = []
