@@ -18,14 +18,16 @@ Result<int> Device::attribute(CUdevice_attribute attribute) const {
 }
 
 const std::vector<Device>& devices() {
-  static const std::vector<Device> all = [] {
-    std::vector<Device> out;
+  // Never destroyed: the CUDA runtime releases contexts from its exit handlers, which
+  // may run after this library's static destructors.
+  static const std::vector<Device>* all = [] {
+    auto* out = new std::vector<Device>;
     for (Backend* b : available_backends())
       for (size_t i = 0; i < b->device_count(); ++i)
-        out.emplace_back(b, i, int(out.size()));
+        out->emplace_back(b, i, int(out->size()));
     return out;
   }();
-  return all;
+  return *all;
 }
 
 const Device* device(int ordinal) {

@@ -8,8 +8,8 @@ namespace mimic {
 
 namespace {
 std::mutex& log_mutex() {
-  static std::mutex m;
-  return m;
+  static auto* m = new std::mutex;
+  return *m;
 }
 } // namespace
 
@@ -24,10 +24,10 @@ void log_error(const std::string& message) {
 }
 
 bool warn_once(const std::string& key, const std::string& message) {
-  static std::set<std::string> seen;
+  static auto* seen = new std::set<std::string>; // usable from exit handlers
   {
     std::lock_guard lock(log_mutex());
-    if (!seen.insert(key).second)
+    if (!seen->insert(key).second)
       return false;
   }
   log_warning(message);

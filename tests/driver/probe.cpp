@@ -43,20 +43,23 @@ int trace_calls() {
   print("cuModuleGetFunction", symbol<PFN_cuModuleGetFunction_v2000>("cuModuleGetFunction")(
                                    &function, nullptr, "vector_add"));
   print("cuMemsetD8_v2", symbol<PFN_cuMemsetD8_v3020>("cuMemsetD8_v2")(0x1234, 7, 10));
+  print("cuDeviceGetNvSciSyncAttributes",
+        symbol<PFN_cuDeviceGetNvSciSyncAttributes_v10020>("cuDeviceGetNvSciSyncAttributes")(nullptr, 0, 1));
   return 0;
 }
 
-// The same stub three times: twice through dlsym, once through cuGetProcAddress.
+// The same stub three times: twice through dlsym, once through cuGetProcAddress. NvSci
+// interop (Tegra) is something Mimic will not implement.
 int stub_calls() {
-  auto load = symbol<PFN_cuModuleLoad_v2000>("cuModuleLoad");
-  CUmodule module = nullptr;
-  print("cuModuleLoad", load(&module, "a.cubin"));
-  print("cuModuleLoad", load(&module, "b.cubin"));
+  using Fn = PFN_cuDeviceGetNvSciSyncAttributes_v10020;
+  auto stub = symbol<Fn>("cuDeviceGetNvSciSyncAttributes");
+  print("cuDeviceGetNvSciSyncAttributes", stub(nullptr, 0, 1));
+  print("cuDeviceGetNvSciSyncAttributes", stub(nullptr, 0, 2));
   auto get_proc = symbol<PFN_cuGetProcAddress_v12000>("cuGetProcAddress_v2");
   void* fn = nullptr;
-  print("cuGetProcAddress_v2", get_proc("cuModuleLoad", &fn, 13000, 0, nullptr));
-  if (fn != reinterpret_cast<void*>(load)) return 1;
-  print("cuModuleLoad", reinterpret_cast<PFN_cuModuleLoad_v2000>(fn)(&module, "c.cubin"));
+  print("cuGetProcAddress_v2", get_proc("cuDeviceGetNvSciSyncAttributes", &fn, 13000, 0, nullptr));
+  if (fn != reinterpret_cast<void*>(stub)) return 1;
+  print("cuDeviceGetNvSciSyncAttributes", reinterpret_cast<Fn>(fn)(nullptr, 0, 1));
   return 0;
 }
 

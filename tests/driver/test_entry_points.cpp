@@ -93,10 +93,10 @@ size_t count(const std::string& text, const std::string& what) {
 TEST(EntryPoints, UnimplementedIsReportedOnce) {
   ProbeRun run = run_probe("stub", nullptr);
   ASSERT_EQ(run.status, 0) << run.err;
-  EXPECT_EQ(count(run.out, "cuModuleLoad 801\n"), 3u) << run.out; // CUDA_ERROR_NOT_SUPPORTED
-  EXPECT_EQ(
-      count(run.err, "mimic: cuModuleLoad is not implemented (returns CUDA_ERROR_NOT_SUPPORTED)\n"),
-      1u)
+  EXPECT_EQ(count(run.out, "cuDeviceGetNvSciSyncAttributes 801\n"), 3u) << run.out; // NOT_SUPPORTED
+  EXPECT_EQ(count(run.err, "mimic: cuDeviceGetNvSciSyncAttributes is not implemented (returns "
+                           "CUDA_ERROR_NOT_SUPPORTED)\n"),
+            1u)
       << run.err;
 }
 
@@ -114,10 +114,10 @@ void expect_calls_traced(const std::string& trace) {
                          R"(, cudaVersion=13000, flags=0, symbolStatus=)" + hex +
                          R"(\) = CUDA_SUCCESS)");
   expect_line(trace,
-              R"(cuMemAlloc_v2\(dptr=)" + hex + R"(, bytesize=4096\) = CUDA_ERROR_NOT_SUPPORTED)");
+              R"(cuMemAlloc_v2\(dptr=)" + hex + R"(, bytesize=4096\) = CUDA_ERROR_INVALID_CONTEXT)");
   expect_line(trace, R"(cuModuleGetFunction\(hfunc=)" + hex +
-                         R"(, hmod=NULL, name="vector_add"\) = CUDA_ERROR_NOT_SUPPORTED)");
-  expect_line(trace, R"(cuMemsetD8_v2\(dstDevice=0x1234, uc=7, N=10\) = CUDA_ERROR_NOT_SUPPORTED)");
+                         R"(, hmod=NULL, name="vector_add"\) = CUDA_ERROR_INVALID_HANDLE)");
+  expect_line(trace, R"(cuMemsetD8_v2\(dstDevice=0x1234, uc=7, N=10\) = CUDA_ERROR_INVALID_CONTEXT)");
 }
 
 TEST(Trace, ToFile) {
@@ -129,7 +129,7 @@ TEST(Trace, ToFile) {
   expect_calls_traced(trace);
   EXPECT_EQ(count(run.err, "cuInit("), 0u) << "a trace file keeps stderr clean";
   // The not-implemented reports go to the trace file too, beside the calls they explain.
-  EXPECT_EQ(count(trace, "mimic: cuMemAlloc_v2 is not implemented"), 1u) << trace;
+  EXPECT_EQ(count(trace, "mimic: cuDeviceGetNvSciSyncAttributes is not implemented"), 1u) << trace;
 }
 
 TEST(Trace, ToStderr) {

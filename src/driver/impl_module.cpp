@@ -1,0 +1,614 @@
+// Modules, libraries, functions, kernels and launches.
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "driver/driver_impl.h"
+#include "driver/impl_common.h"
+#include "runtime/module.h"
+#include "runtime/stream.h"
+#include "support/log.h"
+
+namespace mimic::driver::impl {
+
+namespace {
+
+unsigned device_sm(const runtime::Context* c) {
+  const auto& p = c->device->properties();
+  return unsigned(p.cc_major * 10 + p.cc_minor);
+}
+
+CUresult report(const Error& e, CUresult fallback) {
+  log_error(e.message());
+  return e.code() ? CUresult(e.code()) : fallback;
+}
+
+CUresult load_module(CUmodule* out, const void* image) {
+  runtime::Context* c = nullptr;
+  if (CUresult r = current_context(c))
+    return r;
+  if (!out || !image)
+    return CUDA_ERROR_INVALID_VALUE;
+  auto program = runtime::load_program(image, device_sm(c));
+  if (!program)
+    return report(program.error(), CUDA_ERROR_INVALID_IMAGE);
+  auto m = runtime::create_module(c, program.value());
+  if (!m)
+    return report(m.error(), CUDA_ERROR_OUT_OF_MEMORY);
+  *out = reinterpret_cast<CUmodule>(m.value());
+  return CUDA_SUCCESS;
+}
+
+Result<std::string> read_file(const char* path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return Error(std::string("cannot open '") + path + "'", CUDA_ERROR_FILE_NOT_FOUND);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+CUresult load_library(CUlibrary* out, const void* code, const runtime::Context* for_selection) {
+  if (!out || !code)
+    return CUDA_ERROR_INVALID_VALUE;
+  unsigned sm = 0;
+  if (for_selection) {
+    sm = device_sm(for_selection);
+  } else {
+    const runtime::Device* d = runtime::device(0);
+    if (!d)
+      return CUDA_ERROR_NO_DEVICE;
+    sm = unsigned(d->properties().cc_major * 10 + d->properties().cc_minor);
+  }
+  auto program = runtime::load_program(code, sm);
+  if (!program)
+    return report(program.error(), CUDA_ERROR_INVALID_IMAGE);
+  auto lib = runtime::create_library(program.value());
+  if (!lib)
+    return report(lib.error(), CUDA_ERROR_OUT_OF_MEMORY);
+  *out = reinterpret_cast<CUlibrary>(lib.value());
+  return CUDA_SUCCESS;
+}
+
+CUresult get_global(runtime::Module* m, const char* name, CUdeviceptr* dptr, size_t* bytes, bool managed) {
+  if (!name)
+    return CUDA_ERROR_INVALID_VALUE;
+  auto it = m->globals.find(std::string_view(name));
+  if (it == m->globals.end())
+    return CUDA_ERROR_NOT_FOUND;
+  const runtime::GlobalInfo* g = m->program->global(name);
+  if (managed && (!g || !g->managed))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (dptr)
+    *dptr = CUdeviceptr(reinterpret_cast<uintptr_t>(it->second.address));
+  if (bytes)
+    *bytes = it->second.size;
+  return CUDA_SUCCESS;
+}
+
+CUresult function_attribute(int* pi, CUfunction_attribute attrib, const runtime::Function* f) {
+  const runtime::KernelInfo& k = *f->info;
+  const auto& p = f->module->context->device->properties();
+  switch (attrib) {
+  case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+    *pi = k.max_threads_per_block ? k.max_threads_per_block : p.max_threads_per_block;
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
+    *pi = int(k.static_shared_bytes);
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES:
+    *pi = 0;
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
+    *pi = int(k.local_bytes);
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_NUM_REGS:
+    *pi = 32; // a CPU has no register file to budget; report a typical, occupancy-neutral count
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+    *pi = int(k.module->version_major * 10 + k.module->version_minor);
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
+    *pi = p.cc_major * 10 + p.cc_minor;
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA:
+    *pi = 0;
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+    *pi = f->max_dynamic_shared_bytes ? f->max_dynamic_shared_bytes
+                                      : p.shared_memory_per_block - int(k.static_shared_bytes);
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+    *pi = f->preferred_shared_carveout;
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
+    *pi = 0;
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+    *pi = f->required_cluster[0];
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+    *pi = f->required_cluster[1];
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+    *pi = f->required_cluster[2];
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+    *pi = 0;
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+    *pi = CU_CLUSTER_SCHEDULING_POLICY_DEFAULT;
+    return CUDA_SUCCESS;
+  default:
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+
+CUresult set_function_attribute(runtime::Function* f, CUfunction_attribute attrib, int value) {
+  const auto& p = f->module->context->device->properties();
+  switch (attrib) {
+  case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+    if (value < 0 || size_t(value) + f->info->static_shared_bytes > size_t(p.shared_memory_per_block_optin))
+      return CUDA_ERROR_INVALID_VALUE;
+    f->max_dynamic_shared_bytes = value;
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+    if (value < -1 || value > 100)
+      return CUDA_ERROR_INVALID_VALUE;
+    f->preferred_shared_carveout = value;
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+  case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+  case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+    if (value < 0 || value > 8)
+      return CUDA_ERROR_INVALID_VALUE;
+    f->required_cluster[attrib - CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH] = value;
+    return CUDA_SUCCESS;
+  case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+  case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+    return CUDA_SUCCESS;
+  default:
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+
+CUresult launch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                unsigned shared, CUstream h, void** params, void** extra, bool per_thread) {
+  runtime::Context* c = nullptr;
+  if (CUresult r = current_context(c))
+    return r;
+  auto f = runtime::resolve_function(fn, c);
+  if (!f)
+    return f.error().code() ? CUresult(f.error().code()) : CUDA_ERROR_INVALID_HANDLE;
+  runtime::Stream* s = runtime::resolve_stream(h, c, per_thread);
+  if (!s)
+    return CUDA_ERROR_INVALID_HANDLE;
+  const auto& p = c->device->properties();
+  const runtime::KernelInfo& k = *f.value()->info;
+  uint64_t threads = uint64_t(bx) * by * bz;
+  if (gx == 0 || gy == 0 || gz == 0 || bx == 0 || by == 0 || bz == 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (int(bx) > p.max_block_dim[0] || int(by) > p.max_block_dim[1] || int(bz) > p.max_block_dim[2] ||
+      threads > uint64_t(k.max_threads_per_block ? k.max_threads_per_block : p.max_threads_per_block))
+    return CUDA_ERROR_INVALID_VALUE;
+  if (gx > unsigned(p.max_grid_dim[0]) || gy > unsigned(p.max_grid_dim[1]) || gz > unsigned(p.max_grid_dim[2]))
+    return CUDA_ERROR_INVALID_VALUE;
+  size_t shared_limit = f.value()->max_dynamic_shared_bytes ? size_t(f.value()->max_dynamic_shared_bytes)
+                                                            : size_t(p.shared_memory_per_block) - k.static_shared_bytes;
+  if (shared > shared_limit)
+    return CUDA_ERROR_INVALID_VALUE;
+  // Parameters: either an array of pointers, one per parameter, or one packed buffer.
+  std::vector<uint8_t> args(k.param_bytes);
+  if (params && extra)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (params) {
+    for (size_t i = 0; i < k.params.size(); ++i) {
+      if (!params[i])
+        return CUDA_ERROR_INVALID_VALUE;
+      std::memcpy(args.data() + k.params[i].offset, params[i], k.params[i].size);
+    }
+  } else if (extra) {
+    void* buffer = nullptr;
+    size_t* size = nullptr;
+    for (size_t i = 0; extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+      if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER)
+        buffer = extra[i + 1];
+      else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE)
+        size = static_cast<size_t*>(extra[i + 1]);
+      else
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (!buffer || !size || *size < k.param_bytes)
+      return CUDA_ERROR_INVALID_VALUE;
+    std::memcpy(args.data(), buffer, k.param_bytes);
+  } else if (!k.params.empty()) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  warn_once("no-codegen",
+            "cannot run kernel '" + k.name +
+                "': this build of Mimic parses and validates device code but has no code generator for "
+                "the CPU yet, so kernels do not run (cuLaunchKernel returns CUDA_ERROR_NOT_SUPPORTED)");
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+} // namespace
+
+// ---- modules
+
+CUresult cuModuleLoadData_v2000(CUmodule* module, const void* image) { return load_module(module, image); }
+
+CUresult cuModuleLoadDataEx_v2010(CUmodule* module, const void* image, unsigned int numOptions, CUjit_option* options,
+                                  void** optionValues) {
+  if (numOptions > 0 && (!options || !optionValues))
+    return CUDA_ERROR_INVALID_VALUE;
+  // JIT options tune NVIDIA's compiler (register limits, log buffers); none change meaning.
+  for (unsigned i = 0; i < numOptions; ++i) {
+    if (options[i] == CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES || options[i] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
+      continue;
+    if (options[i] == CU_JIT_ERROR_LOG_BUFFER && optionValues[i])
+      static_cast<char*>(optionValues[i])[0] = '\0';
+    if (options[i] == CU_JIT_INFO_LOG_BUFFER && optionValues[i])
+      static_cast<char*>(optionValues[i])[0] = '\0';
+  }
+  return load_module(module, image);
+}
+
+CUresult cuModuleLoadFatBinary_v2000(CUmodule* module, const void* fatCubin) { return load_module(module, fatCubin); }
+
+CUresult cuModuleLoad_v2000(CUmodule* module, const char* fname) {
+  if (!fname)
+    return CUDA_ERROR_INVALID_VALUE;
+  auto text = read_file(fname);
+  if (!text)
+    return report(text.error(), CUDA_ERROR_FILE_NOT_FOUND);
+  // Images in memory need their terminating NUL when they are PTX text.
+  text.value().push_back('\0');
+  return load_module(module, text.value().data());
+}
+
+CUresult cuModuleUnload_v2000(CUmodule hmod) {
+  if (!initialized())
+    return CUDA_ERROR_NOT_INITIALIZED;
+  runtime::Module* m = runtime::find_module(hmod);
+  if (!m || m->library)
+    return CUDA_ERROR_INVALID_HANDLE;
+  runtime::synchronize_context(m->context);
+  return runtime::destroy_module(m);
+}
+
+CUresult cuModuleGetFunction_v2000(CUfunction* hfunc, CUmodule hmod, const char* name) {
+  if (!initialized())
+    return CUDA_ERROR_NOT_INITIALIZED;
+  if (!hfunc || !name)
+    return CUDA_ERROR_INVALID_VALUE;
+  runtime::Module* m = runtime::find_module(hmod);
+  if (!m)
+    return CUDA_ERROR_INVALID_HANDLE;
+  runtime::Function* f = m->function(name);
+  if (!f)
+    return CUDA_ERROR_NOT_FOUND;
+  *hfunc = reinterpret_cast<CUfunction>(f);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleGetGlobal_v3020(CUdeviceptr_v2* dptr, size_t* bytes, CUmodule hmod, const char* name) {
+  if (!initialized())
+    return CUDA_ERROR_NOT_INITIALIZED;
+  runtime::Module* m = runtime::find_module(hmod);
+  if (!m)
+    return CUDA_ERROR_INVALID_HANDLE;
+  return get_global(m, name, dptr, bytes, false);
+}
+
+CUresult cuModuleGetFunctionCount_v12040(unsigned int* count, CUmodule hmod) {
+  runtime::Module* m = runtime::find_module(hmod);
+  if (!m)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (!count)
+    return CUDA_ERROR_INVALID_VALUE;
+  *count = unsigned(m->functions.size());
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleEnumerateFunctions_v12040(CUfunction* functions, unsigned int numFunctions, CUmodule mod) {
+  runtime::Module* m = runtime::find_module(mod);
+  if (!m)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (!functions || numFunctions > m->functions.size())
+    return CUDA_ERROR_INVALID_VALUE;
+  for (unsigned i = 0; i < numFunctions; ++i)
+    functions[i] = reinterpret_cast<CUfunction>(m->functions[i].get());
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleGetLoadingMode_v11070(CUmoduleLoadingMode* mode) {
+  if (!mode)
+    return CUDA_ERROR_INVALID_VALUE;
+  // As NVIDIA's driver: lazy unless CUDA_MODULE_LOADING=EAGER.
+  const char* env = std::getenv("CUDA_MODULE_LOADING");
+  *mode = env && std::strcmp(env, "EAGER") == 0 ? CU_MODULE_EAGER_LOADING : CU_MODULE_LAZY_LOADING;
+  return CUDA_SUCCESS;
+}
+
+// ---- libraries and kernels
+
+CUresult cuLibraryLoadData_v12000(CUlibrary* library, const void* code, CUjit_option*, void**, unsigned int,
+                                  CUlibraryOption*, void**, unsigned int) {
+  if (!initialized())
+    return CUDA_ERROR_NOT_INITIALIZED;
+  return load_library(library, code, runtime::current_context());
+}
+
+CUresult cuLibraryLoadFromFile_v12000(CUlibrary* library, const char* fileName, CUjit_option*, void**, unsigned int,
+                                      CUlibraryOption*, void**, unsigned int) {
+  if (!initialized())
+    return CUDA_ERROR_NOT_INITIALIZED;
+  if (!fileName)
+    return CUDA_ERROR_INVALID_VALUE;
+  auto text = read_file(fileName);
+  if (!text)
+    return report(text.error(), CUDA_ERROR_FILE_NOT_FOUND);
+  text.value().push_back('\0');
+  return load_library(library, text.value().data(), runtime::current_context());
+}
+
+CUresult cuLibraryUnload_v12000(CUlibrary library) {
+  if (!initialized())
+    return CUDA_ERROR_NOT_INITIALIZED;
+  runtime::Library* lib = runtime::find_library(library);
+  if (!lib)
+    return CUDA_ERROR_INVALID_HANDLE;
+  return runtime::destroy_library(lib);
+}
+
+CUresult cuLibraryGetKernel_v12000(CUkernel* pKernel, CUlibrary library, const char* name) {
+  if (!initialized())
+    return CUDA_ERROR_NOT_INITIALIZED;
+  if (!pKernel || !name)
+    return CUDA_ERROR_INVALID_VALUE;
+  runtime::Library* lib = runtime::find_library(library);
+  if (!lib)
+    return CUDA_ERROR_INVALID_HANDLE;
+  runtime::KernelHandle* k = lib->kernel(name);
+  if (!k)
+    return CUDA_ERROR_NOT_FOUND;
+  *pKernel = reinterpret_cast<CUkernel>(k);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLibraryGetKernelCount_v12040(unsigned int* count, CUlibrary library) {
+  runtime::Library* lib = runtime::find_library(library);
+  if (!lib)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (!count)
+    return CUDA_ERROR_INVALID_VALUE;
+  *count = unsigned(lib->kernels.size());
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLibraryEnumerateKernels_v12040(CUkernel* kernels, unsigned int numKernels, CUlibrary library) {
+  runtime::Library* lib = runtime::find_library(library);
+  if (!lib)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (!kernels || numKernels > lib->kernels.size())
+    return CUDA_ERROR_INVALID_VALUE;
+  for (unsigned i = 0; i < numKernels; ++i)
+    kernels[i] = reinterpret_cast<CUkernel>(lib->kernels[i].get());
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLibraryGetModule_v12000(CUmodule* pMod, CUlibrary library) {
+  runtime::Context* c = nullptr;
+  if (CUresult r = current_context(c))
+    return r;
+  runtime::Library* lib = runtime::find_library(library);
+  if (!lib)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (!pMod)
+    return CUDA_ERROR_INVALID_VALUE;
+  auto m = runtime::library_module(lib, c);
+  if (!m)
+    return report(m.error(), CUDA_ERROR_OUT_OF_MEMORY);
+  *pMod = reinterpret_cast<CUmodule>(m.value());
+  return CUDA_SUCCESS;
+}
+
+CUresult cuKernelGetFunction_v12000(CUfunction* pFunc, CUkernel kernel) {
+  runtime::Context* c = nullptr;
+  if (CUresult r = current_context(c))
+    return r;
+  if (!pFunc)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!runtime::find_kernel(kernel))
+    return CUDA_ERROR_INVALID_HANDLE;
+  auto f = runtime::resolve_function(reinterpret_cast<CUfunction>(kernel), c);
+  if (!f)
+    return report(f.error(), CUDA_ERROR_INVALID_HANDLE);
+  *pFunc = reinterpret_cast<CUfunction>(f.value());
+  return CUDA_SUCCESS;
+}
+
+CUresult cuKernelGetLibrary_v12050(CUlibrary* pLib, CUkernel kernel) {
+  runtime::KernelHandle* k = runtime::find_kernel(kernel);
+  if (!k)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (!pLib)
+    return CUDA_ERROR_INVALID_VALUE;
+  *pLib = reinterpret_cast<CUlibrary>(k->library);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLibraryGetGlobal_v12000(CUdeviceptr* dptr, size_t* bytes, CUlibrary library, const char* name) {
+  runtime::Context* c = nullptr;
+  if (CUresult r = current_context(c))
+    return r;
+  runtime::Library* lib = runtime::find_library(library);
+  if (!lib)
+    return CUDA_ERROR_INVALID_HANDLE;
+  auto m = runtime::library_module(lib, c);
+  if (!m)
+    return report(m.error(), CUDA_ERROR_OUT_OF_MEMORY);
+  return get_global(m.value(), name, dptr, bytes, false);
+}
+
+CUresult cuLibraryGetManaged_v12000(CUdeviceptr* dptr, size_t* bytes, CUlibrary library, const char* name) {
+  runtime::Context* c = nullptr;
+  if (CUresult r = current_context(c))
+    return r;
+  runtime::Library* lib = runtime::find_library(library);
+  if (!lib)
+    return CUDA_ERROR_INVALID_HANDLE;
+  auto m = runtime::library_module(lib, c);
+  if (!m)
+    return report(m.error(), CUDA_ERROR_OUT_OF_MEMORY);
+  return get_global(m.value(), name, dptr, bytes, true);
+}
+
+// ---- functions and kernels: attributes, names, parameters
+
+CUresult cuFuncGetAttribute_v2020(int* pi, CUfunction_attribute attrib, CUfunction hfunc) {
+  runtime::Context* c = nullptr;
+  if (CUresult r = current_context(c))
+    return r;
+  if (!pi)
+    return CUDA_ERROR_INVALID_VALUE;
+  auto f = runtime::resolve_function(hfunc, c);
+  if (!f)
+    return CUDA_ERROR_INVALID_HANDLE;
+  return function_attribute(pi, attrib, f.value());
+}
+
+CUresult cuFuncSetAttribute_v9000(CUfunction hfunc, CUfunction_attribute attrib, int value) {
+  runtime::Context* c = nullptr;
+  if (CUresult r = current_context(c))
+    return r;
+  auto f = runtime::resolve_function(hfunc, c);
+  if (!f)
+    return CUDA_ERROR_INVALID_HANDLE;
+  return set_function_attribute(f.value(), attrib, value);
+}
+
+CUresult cuFuncSetCacheConfig_v3000(CUfunction hfunc, CUfunc_cache config) {
+  runtime::Context* c = nullptr;
+  if (CUresult r = current_context(c))
+    return r;
+  auto f = runtime::resolve_function(hfunc, c);
+  if (!f)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (config < CU_FUNC_CACHE_PREFER_NONE || config > CU_FUNC_CACHE_PREFER_EQUAL)
+    return CUDA_ERROR_INVALID_VALUE;
+  f.value()->cache_config = config;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuKernelGetAttribute_v12000(int* pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev) {
+  const runtime::Device* d;
+  if (CUresult r = device_of(dev, d))
+    return r;
+  if (!runtime::find_kernel(kernel))
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (!pi)
+    return CUDA_ERROR_INVALID_VALUE;
+  auto f = runtime::resolve_function(reinterpret_cast<CUfunction>(kernel), runtime::primary_context(*d));
+  if (!f)
+    return report(f.error(), CUDA_ERROR_INVALID_HANDLE);
+  return function_attribute(pi, attrib, f.value());
+}
+
+CUresult cuKernelSetAttribute_v12000(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev) {
+  const runtime::Device* d;
+  if (CUresult r = device_of(dev, d))
+    return r;
+  if (!runtime::find_kernel(kernel))
+    return CUDA_ERROR_INVALID_HANDLE;
+  auto f = runtime::resolve_function(reinterpret_cast<CUfunction>(kernel), runtime::primary_context(*d));
+  if (!f)
+    return report(f.error(), CUDA_ERROR_INVALID_HANDLE);
+  return set_function_attribute(f.value(), attrib, val);
+}
+
+CUresult cuFuncGetName_v12030(const char** name, CUfunction hfunc) {
+  if (!name)
+    return CUDA_ERROR_INVALID_VALUE;
+  runtime::Function* f = runtime::find_function(hfunc);
+  if (!f)
+    return CUDA_ERROR_INVALID_HANDLE;
+  *name = f->info->name.c_str();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuKernelGetName_v12030(const char** name, CUkernel hfunc) {
+  if (!name)
+    return CUDA_ERROR_INVALID_VALUE;
+  runtime::KernelHandle* k = runtime::find_kernel(hfunc);
+  if (!k)
+    return CUDA_ERROR_INVALID_HANDLE;
+  *name = k->info->name.c_str();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuFuncGetParamInfo_v12040(CUfunction func, size_t paramIndex, size_t* paramOffset, size_t* paramSize) {
+  runtime::Function* f = runtime::find_function(func);
+  if (!f)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (paramIndex >= f->info->params.size())
+    return CUDA_ERROR_INVALID_VALUE;
+  if (paramOffset)
+    *paramOffset = f->info->params[paramIndex].offset;
+  if (paramSize)
+    *paramSize = f->info->params[paramIndex].size;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuKernelGetParamInfo_v12040(CUkernel kernel, size_t paramIndex, size_t* paramOffset, size_t* paramSize) {
+  runtime::KernelHandle* k = runtime::find_kernel(kernel);
+  if (!k)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (paramIndex >= k->info->params.size())
+    return CUDA_ERROR_INVALID_VALUE;
+  if (paramOffset)
+    *paramOffset = k->info->params[paramIndex].offset;
+  if (paramSize)
+    *paramSize = k->info->params[paramIndex].size;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuFuncGetModule_v11000(CUmodule* hmod, CUfunction hfunc) {
+  runtime::Function* f = runtime::find_function(hfunc);
+  if (!f)
+    return CUDA_ERROR_INVALID_HANDLE;
+  if (!hmod)
+    return CUDA_ERROR_INVALID_VALUE;
+  *hmod = reinterpret_cast<CUmodule>(f->module);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuFuncIsLoaded_v12040(CUfunctionLoadingState* state, CUfunction hfunc) {
+  if (!state)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (!runtime::find_function(hfunc))
+    return CUDA_ERROR_INVALID_HANDLE;
+  *state = CU_FUNCTION_LOADING_STATE_LOADED;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuFuncLoad_v12040(CUfunction hfunc) {
+  return runtime::find_function(hfunc) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+// ---- launch
+
+CUresult cuLaunchKernel_v4000(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+                              unsigned int by, unsigned int bz, unsigned int shared, CUstream s, void** params,
+                              void** extra) {
+  return launch(f, gx, gy, gz, bx, by, bz, shared, s, params, extra, false);
+}
+
+CUresult cuLaunchKernel_v7000_ptsz(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx,
+                                   unsigned int by, unsigned int bz, unsigned int shared, CUstream s, void** params,
+                                   void** extra) {
+  return launch(f, gx, gy, gz, bx, by, bz, shared, s, params, extra, true);
+}
+
+} // namespace mimic::driver::impl
