@@ -179,6 +179,14 @@ struct CallPrototype {
   bool noreturn = false;
 };
 
+// `label: .branchtargets a, b;`, `label: .calltargets f;`, `label: .callprototype ...;`
+// (rare, so kept out of Statement to keep every statement small).
+struct LabeledDirective {
+  Name label;
+  std::span<const Name> targets;            // BranchTargets / CallTargets
+  const CallPrototype* prototype = nullptr; // CallPrototype
+};
+
 struct Statement {
   StatementKind kind;
   SourceLoc loc;
@@ -187,18 +195,17 @@ struct Statement {
     const VarDecl* var;
     const Block* block;
     const Loc* loc_directive;
-    const CallPrototype* prototype;
+    const LabeledDirective* labeled; // BranchTargets / CallTargets / CallPrototype
     struct {
       const char* ptr;
       uint32_t len;
     } text; // Label name / Pragma text
   };
-  Name label;                    // BranchTargets / CallTargets / CallPrototype
-  std::span<const Name> targets; // BranchTargets / CallTargets
 
   Statement() : instruction(nullptr) {}
   Name text_view() const { return {text.ptr, text.len}; }
 };
+static_assert(sizeof(Statement) <= 32, "statements are the most numerous nodes: keep them small");
 
 struct Block {
   std::span<const Statement> statements;

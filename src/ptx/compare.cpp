@@ -122,13 +122,16 @@ bool equal(const Statement& a, const Statement& b, std::string& where) {
     break;
   case StatementKind::BranchTargets:
   case StatementKind::CallTargets:
-    same = a.label == b.label && std::equal(a.targets.begin(), a.targets.end(), b.targets.begin(), b.targets.end());
+    same = a.labeled->label == b.labeled->label &&
+           std::equal(a.labeled->targets.begin(), a.labeled->targets.end(), b.labeled->targets.begin(),
+                      b.labeled->targets.end());
     break;
   case StatementKind::CallPrototype:
-    same = a.label == b.label && a.prototype->has_returns == b.prototype->has_returns &&
-           a.prototype->noreturn == b.prototype->noreturn &&
-           equal_decls(a.prototype->returns, b.prototype->returns) &&
-           equal_decls(a.prototype->params, b.prototype->params);
+    same = a.labeled->label == b.labeled->label &&
+           a.labeled->prototype->has_returns == b.labeled->prototype->has_returns &&
+           a.labeled->prototype->noreturn == b.labeled->prototype->noreturn &&
+           equal_decls(a.labeled->prototype->returns, b.labeled->prototype->returns) &&
+           equal_decls(a.labeled->prototype->params, b.labeled->prototype->params);
     break;
   }
   if (!same)

@@ -601,7 +601,9 @@ const Block* Parser::parse_block() {
 void Parser::parse_label_directive(Statement& s, Token label) {
   Token t = lex_.peek();
   Modifier m = dot_word(t);
-  s.label = label.text;
+  auto* labeled = arena_.make<LabeledDirective>();
+  labeled->label = label.text;
+  s.labeled = labeled;
   if (m == Modifier::Branchtargets || m == Modifier::Calltargets) {
     lex_.next();
     s.kind = m == Modifier::Branchtargets ? StatementKind::BranchTargets : StatementKind::CallTargets;
@@ -609,7 +611,7 @@ void Parser::parse_label_directive(Statement& s, Token label) {
     while (accept_punct(','))
       targets.push_back(expect_identifier("in the target list").text);
     expect_punct(';', "to end the target list");
-    s.targets = arena_.copy(std::span<const Name>(targets));
+    labeled->targets = arena_.copy(std::span<const Name>(targets));
     return;
   }
   if (m == Modifier::Callprototype) {
@@ -629,7 +631,7 @@ void Parser::parse_label_directive(Statement& s, Token label) {
       proto->noreturn = true;
     }
     expect_punct(';', "to end the .callprototype");
-    s.prototype = proto;
+    labeled->prototype = proto;
     return;
   }
   fail(t, quote(t.text) + " cannot follow a label (.branchtargets, .calltargets or .callprototype can)");

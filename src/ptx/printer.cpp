@@ -141,25 +141,25 @@ void print_statement(std::string& out, const Statement& s, int depth) {
     return;
   case StatementKind::BranchTargets:
   case StatementKind::CallTargets:
-    out += s.label;
+    out += s.labeled->label;
     out += s.kind == StatementKind::BranchTargets ? ": .branchtargets " : ": .calltargets ";
-    for (size_t i = 0; i < s.targets.size(); ++i) {
+    for (size_t i = 0; i < s.labeled->targets.size(); ++i) {
       if (i)
         out += ", ";
-      out += s.targets[i];
+      out += s.labeled->targets[i];
     }
     out += ";\n";
     return;
   case StatementKind::CallPrototype:
-    out += s.label;
+    out += s.labeled->label;
     out += ": .callprototype ";
-    if (s.prototype->has_returns) {
-      print_params(out, s.prototype->returns, "\t");
+    if (s.labeled->prototype->has_returns) {
+      print_params(out, s.labeled->prototype->returns, "\t");
       out += ' ';
     }
     out += "_ ";
-    print_params(out, s.prototype->params, "\t");
-    if (s.prototype->noreturn)
+    print_params(out, s.labeled->prototype->params, "\t");
+    if (s.labeled->prototype->noreturn)
       out += " .noreturn";
     out += ";\n";
     return;

@@ -171,7 +171,7 @@ private:
         label = s.text_view();
       else if (s.kind == StatementKind::BranchTargets || s.kind == StatementKind::CallTargets ||
                s.kind == StatementKind::CallPrototype)
-        label = s.label;
+        label = s.labeled->label;
       else if (s.kind == StatementKind::Block)
         collect_labels(*s.block);
       if (!label.empty() && !labels_.insert(label).second)
@@ -215,7 +215,7 @@ private:
   }
 
   void check_targets(const Statement& s, const std::unordered_set<std::string_view>& known, const char* what) {
-    for (Name t : s.targets)
+    for (Name t : s.labeled->targets)
       if (!known.count(t))
         report(s.loc, "'" + std::string(t) + "' in the target list is not " + what);
   }

@@ -169,8 +169,7 @@ CUresult destroy_stream(Stream* s) {
   return CUDA_SUCCESS;
 }
 
-uint64_t submit(Stream* stream, Work work) {
-  std::vector<std::pair<Stream*, uint64_t>> after;
+uint64_t submit(Stream* stream, Work work, std::vector<std::pair<Stream*, uint64_t>> after) {
   Context* c = stream->context;
   if (stream->role == Stream::Role::Legacy) {
     stream_registry().for_each([&](Stream* s) {
@@ -213,60 +212,60 @@ CUresult destroy_event(Event* e) {
 }
 
 void record_event(Event* e, Stream* stream) {
-  uint64_t seq;
-  {
-    std::lock_guard lock(e->mutex);
-    seq = ++e->recorded;
-  }
-  submit(stream, [e, seq] {
-    {
-      std::lock_guard lock(e->mutex);
-      e->time = std::chrono::steady_clock::now();
-      if (e->completed < seq)
-        e->completed = seq;
-    }
-    e->changed.notify_all();
+  std::lock_guard lock(e->mutex);
+  e->sequence = submit(stream, [e] {
+    e->time = std::chrono::steady_clock::now();
     return CUDA_SUCCESS;
   });
+  e->stream = stream;
 }
 
-CUresult query_event(Event* e) {
+namespace {
+
+// The stream and sequence of an event's latest record.
+std::pair<Stream*, uint64_t> last_record(Event* e) {
   std::lock_guard lock(e->mutex);
-  return e->completed >= e->recorded ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
+  return {e->stream, e->sequence};
+}
+
+bool reached(Stream* s, uint64_t sequence) {
+  std::lock_guard lock(s->mutex);
+  return s->completed >= sequence;
+}
+
+} // namespace
+
+CUresult query_event(Event* e) {
+  auto [s, seq] = last_record(e);
+  return !s || reached(s, seq) ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
 CUresult synchronize_event(Event* e) {
-  std::unique_lock lock(e->mutex);
-  uint64_t target = e->recorded;
-  e->changed.wait(lock, [&] { return e->completed >= target; });
+  auto [s, seq] = last_record(e);
+  if (s)
+    s->wait_for(seq);
   return e->context->sticky_error.load();
 }
 
 CUresult elapsed_ms(Event* start, Event* end, float* ms) {
   if ((start->flags | end->flags) & CU_EVENT_DISABLE_TIMING)
     return CUDA_ERROR_INVALID_HANDLE;
-  std::scoped_lock lock(start->mutex, end->mutex);
-  if (start->recorded == 0 || end->recorded == 0)
+  auto [s1, q1] = last_record(start);
+  auto [s2, q2] = last_record(end);
+  if (!s1 || !s2)
     return CUDA_ERROR_INVALID_HANDLE;
-  if (start->completed < start->recorded || end->completed < end->recorded)
+  if (!reached(s1, q1) || !reached(s2, q2))
     return CUDA_ERROR_NOT_READY;
+  std::scoped_lock lock(start->mutex, end->mutex);
   *ms = std::chrono::duration<float, std::milli>(end->time - start->time).count();
   return CUDA_SUCCESS;
 }
 
 void wait_event(Stream* stream, Event* e) {
-  uint64_t target;
-  {
-    std::lock_guard lock(e->mutex);
-    target = e->recorded;
-  }
-  if (target == 0)
-    return; // never recorded: nothing to wait for
-  stream->enqueue([e, target] {
-    std::unique_lock lock(e->mutex);
-    e->changed.wait(lock, [&] { return e->completed >= target; });
-    return CUDA_SUCCESS;
-  });
+  auto [s, seq] = last_record(e);
+  if (!s || s == stream)
+    return; // never recorded, or already ordered by the stream itself
+  submit(stream, [] { return CUDA_SUCCESS; }, {{s, seq}});
 }
 
 CUresult synchronize_context(Context* context) {

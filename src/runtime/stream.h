@@ -59,14 +59,15 @@ private:
   void run();
 };
 
+// An event is complete when the stream work of its latest record has run: the stream
+// and sequence number of that record say where to look.
 struct Event {
   Context* context = nullptr;
   unsigned flags = 0;
   std::mutex mutex;
-  std::condition_variable changed;
-  uint64_t recorded = 0;  // number of records issued
-  uint64_t completed = 0; // number of records that have completed
-  std::chrono::steady_clock::time_point time;
+  Stream* stream = nullptr; // of the latest record; null when never recorded
+  uint64_t sequence = 0;
+  std::chrono::steady_clock::time_point time; // written by the record's stream work
 };
 
 Stream* find_stream(CUstream handle);
@@ -81,8 +82,9 @@ Stream* resolve_stream(CUstream handle, Context* context, bool per_thread_defaul
 Result<Stream*> create_stream(Context* context, unsigned flags, int priority);
 CUresult destroy_stream(Stream* stream);
 
-// Enqueue on `stream` honouring legacy default stream ordering; returns the sequence.
-uint64_t submit(Stream* stream, Work work);
+// Enqueue on `stream` honouring legacy default stream ordering (and after `also`);
+// returns the sequence.
+uint64_t submit(Stream* stream, Work work, std::vector<std::pair<Stream*, uint64_t>> also = {});
 // Enqueue and wait for that work (synchronous API calls); returns its result.
 CUresult submit_and_wait(Stream* stream, Work work);
 

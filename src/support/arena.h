@@ -49,12 +49,14 @@ public:
   size_t bytes_allocated() const { return total_; }
 
 private:
+  // Blocks grow by half up to 2 MiB: large enough that allocation is rare, small
+  // enough that the unused tail of the last block stays a small part of a big tree.
   void grow(size_t at_least) {
     size_t size = next_block_;
     if (size < at_least)
       size = at_least;
-    if (next_block_ < (size_t(1) << 24))
-      next_block_ *= 2;
+    if (next_block_ < (size_t(2) << 20))
+      next_block_ += next_block_ / 2;
     blocks_.emplace_back(new std::byte[size]);
     cursor_ = reinterpret_cast<uintptr_t>(blocks_.back().get());
     end_ = cursor_ + size;

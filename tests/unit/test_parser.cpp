@@ -132,7 +132,7 @@ TEST(Parser, CallsPrototypesAndBranchTables) {
   EXPECT_EQ(call.operands[2].kind, OperandKind::List);
   EXPECT_EQ(k.body->statements[2].kind, StatementKind::CallPrototype);
   EXPECT_EQ(k.body->statements[3].kind, StatementKind::BranchTargets);
-  EXPECT_EQ(k.body->statements[3].targets.size(), 2u);
+  EXPECT_EQ(k.body->statements[3].labeled->targets.size(), 2u);
 }
 
 TEST(Parser, GlobalsWithInitializers) {
