@@ -2,11 +2,13 @@
 
 #include <cstring>
 #include <cuda.h>
+#include <link.h>
 
 #include "fatbin/binary.h"
 #include "fatbin/select.h"
 #include "ptx/summary.h"
 #include "ptx/verifier.h"
+#include "support/file.h"
 #include "support/log.h"
 
 namespace mimic::runtime {
@@ -109,6 +111,72 @@ Result<std::unique_ptr<ptx::Module>> parse_checked(std::string text, const std::
   return Error(message, CUDA_ERROR_INVALID_PTX);
 }
 
+// The file of the loaded object (executable or shared library) whose mapping holds
+// `address`; empty when none does.
+std::string object_file_containing(const void* address) {
+  struct Search {
+    uintptr_t address;
+    std::string path;
+    bool found = false;
+  } search{reinterpret_cast<uintptr_t>(address), {}};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) {
+        auto* s = static_cast<Search*>(data);
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+          if (ph.p_type != PT_LOAD)
+            continue;
+          uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+          if (s->address >= start && s->address < start + ph.p_memsz) {
+            s->path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name : "/proc/self/exe";
+            s->found = true;
+            return 1;
+          }
+        }
+        return 0;
+      },
+      &search);
+  return search.found ? search.path : std::string();
+}
+
+// Programs built with -rdc=true register a device-linked fatbin holding only SASS; their
+// PTX is in the __nv_relfatbin section of the same object, one module per compilation
+// unit. Returns those modules (parsed and verified), or nothing when there are none.
+Result<std::vector<std::unique_ptr<ptx::Module>>> relocatable_ptx(const void* image, unsigned device_sm,
+                                                                 std::string& selected) {
+  std::vector<std::unique_ptr<ptx::Module>> out;
+  std::string path = object_file_containing(image);
+  if (path.empty())
+    return out;
+  auto file = MappedFile::open(path);
+  if (!file)
+    return out;
+  auto scan = fatbin::scan_file(file->bytes());
+  if (!scan)
+    return out;
+  for (const auto& located : scan->fatbins) {
+    if (located.section != "__nv_relfatbin")
+      continue;
+    auto candidates = fatbin::ptx_candidates(located.fatbin);
+    auto choice = fatbin::select_ptx(candidates, device_sm);
+    if (!choice)
+      continue;
+    const fatbin::Entry& entry = located.fatbin.entries[choice->index];
+    auto text = fatbin::entry_contents(entry);
+    if (!text)
+      return Error(path + ": " + text.error().message(), CUDA_ERROR_INVALID_IMAGE);
+    char where[96];
+    snprintf(where, sizeof where, " [__nv_relfatbin at 0x%llx, PTX %s]", (unsigned long long)entry.offset,
+             choice->target.name().c_str());
+    auto module = parse_checked(std::move(text.value()), path + where);
+    if (!module)
+      return module.error();
+    selected = "PTX " + choice->target.name() + " from __nv_relfatbin (-rdc)";
+    out.push_back(std::move(module.value()));
+  }
+  return out;
+}
+
 Result<std::shared_ptr<Program>> from_fatbin(std::span<const uint8_t> bytes, unsigned device_sm,
                                             const std::string& origin) {
   auto fb = fatbin::parse_fatbin(bytes);
@@ -116,6 +184,21 @@ Result<std::shared_ptr<Program>> from_fatbin(std::span<const uint8_t> bytes, uns
     return Error(origin + ": " + fb.error().message(), CUDA_ERROR_INVALID_IMAGE);
   auto candidates = fatbin::ptx_candidates(fb.value());
   auto choice = fatbin::select_ptx(candidates, device_sm);
+  if (!choice && candidates.empty()) {
+    std::string selected;
+    auto rdc = relocatable_ptx(bytes.data(), device_sm, selected);
+    if (!rdc)
+      return rdc.error();
+    if (!rdc->empty()) {
+      auto program = std::make_shared<Program>();
+      program->origin = origin;
+      program->selected = selected;
+      for (auto& m : rdc.value())
+        if (Status s = add_module(*program, std::move(m)); !s)
+          return s.error();
+      return program;
+    }
+  }
   if (!choice) {
     std::string sass;
     for (const auto& e : fb->entries)
