@@ -1,0 +1,112 @@
+#include "runtime/array.h"
+
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+
+#include "runtime/memory.h"
+
+namespace mimic::runtime {
+
+namespace {
+
+struct ArrayRegistry {
+  std::mutex mutex;
+  std::set<Array*> live;
+};
+
+ArrayRegistry& arrays() {
+  static auto* r = new ArrayRegistry;
+  return *r;
+}
+
+// The largest extent of any dimension; keeps sizes far from overflow.
+constexpr size_t kMaxExtent = size_t(1) << 20;
+
+} // namespace
+
+size_t channel_bytes(CUarray_format format) {
+  switch (format) {
+  case CU_AD_FORMAT_UNSIGNED_INT8:
+  case CU_AD_FORMAT_SIGNED_INT8:
+  case CU_AD_FORMAT_UNORM_INT8X1:
+  case CU_AD_FORMAT_SNORM_INT8X1:
+    return 1;
+  case CU_AD_FORMAT_UNSIGNED_INT16:
+  case CU_AD_FORMAT_SIGNED_INT16:
+  case CU_AD_FORMAT_HALF:
+  case CU_AD_FORMAT_UNORM_INT16X1:
+  case CU_AD_FORMAT_SNORM_INT16X1:
+    return 2;
+  case CU_AD_FORMAT_UNSIGNED_INT32:
+  case CU_AD_FORMAT_SIGNED_INT32:
+  case CU_AD_FORMAT_FLOAT:
+    return 4;
+  default:
+    return 0;
+  }
+}
+
+Result<Array*> create_array(Context* context, const CUDA_ARRAY3D_DESCRIPTOR& d) {
+  size_t channel = channel_bytes(d.Format);
+  if (channel == 0)
+    return Error("unknown array format " + std::to_string(int(d.Format)), CUDA_ERROR_INVALID_VALUE);
+  if (d.NumChannels != 1 && d.NumChannels != 2 && d.NumChannels != 4)
+    return Error("arrays have 1, 2 or 4 channels, not " + std::to_string(d.NumChannels),
+                 CUDA_ERROR_INVALID_VALUE);
+  if (d.Width == 0 || (d.Height == 0 && d.Depth != 0))
+    return Error("array extent is empty", CUDA_ERROR_INVALID_VALUE);
+  if (d.Width > kMaxExtent || d.Height > kMaxExtent || d.Depth > kMaxExtent)
+    return Error("array extent is too large", CUDA_ERROR_INVALID_VALUE);
+  constexpr unsigned kKnown = CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_SURFACE_LDST |
+                              CUDA_ARRAY3D_CUBEMAP | CUDA_ARRAY3D_TEXTURE_GATHER |
+                              CUDA_ARRAY3D_DEPTH_TEXTURE | CUDA_ARRAY3D_COLOR_ATTACHMENT |
+                              CUDA_ARRAY3D_SPARSE | CUDA_ARRAY3D_DEFERRED_MAPPING;
+  if (d.Flags & ~kKnown) return Error("unknown array flags", CUDA_ERROR_INVALID_VALUE);
+  if (d.Flags & (CUDA_ARRAY3D_LAYERED | CUDA_ARRAY3D_CUBEMAP | CUDA_ARRAY3D_SPARSE |
+                 CUDA_ARRAY3D_DEFERRED_MAPPING))
+    return Error("layered, cubemap, sparse and deferred-mapping arrays are not supported",
+                 CUDA_ERROR_NOT_SUPPORTED);
+  auto array = std::make_unique<Array>();
+  array->context = context;
+  array->descriptor = d;
+  array->element_bytes = channel * d.NumChannels;
+  array->row_bytes = d.Width * array->element_bytes;
+  array->rows = d.Height ? d.Height : 1;
+  array->slices = d.Depth ? d.Depth : 1;
+  size_t bytes = array->slice_bytes() * array->slices;
+  if (bytes > context->device->properties().total_memory)
+    return Error("array does not fit in device memory", CUDA_ERROR_OUT_OF_MEMORY);
+  auto data = allocate(context, bytes, MemoryKind::Device);
+  if (!data)
+    return Error("cannot allocate " + std::to_string(bytes) + " bytes for an array",
+                 CUDA_ERROR_OUT_OF_MEMORY);
+  array->data = data.value();
+  ArrayRegistry& r = arrays();
+  std::lock_guard lock(r.mutex);
+  Array* a = array.release();
+  r.live.insert(a);
+  return a;
+}
+
+CUresult destroy_array(Array* array) {
+  ArrayRegistry& r = arrays();
+  {
+    std::lock_guard lock(r.mutex);
+    if (!r.live.erase(array)) return CUDA_ERROR_INVALID_HANDLE;
+  }
+  // The memory may already be gone with its context (release_all); that is not an error.
+  release(array->data, {MemoryKind::Device});
+  delete array;
+  return CUDA_SUCCESS;
+}
+
+Array* find_array(CUarray handle) {
+  ArrayRegistry& r = arrays();
+  std::lock_guard lock(r.mutex);
+  auto* a = reinterpret_cast<Array*>(handle);
+  return r.live.count(a) ? a : nullptr;
+}
+
+} // namespace mimic::runtime
