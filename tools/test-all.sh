@@ -37,7 +37,7 @@ build() { # DIR [cmake args...]
 }
 
 echo "== release build"
-if build build -DCMAKE_BUILD_TYPE=RelWithDebInfo; then
+if build build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMIMIC_BUILD_TESTS=ON -DMIMIC_BUILD_BENCH=ON; then
   (cd build && ctest --output-on-failure -j "$jobs" 2>&1) | tee build/ctest.log
   tally_ctest build/ctest.log
 else
@@ -45,7 +45,7 @@ else
 fi
 
 echo "== AddressSanitizer + UBSan build"
-if build build-asan -DCMAKE_BUILD_TYPE=Debug -DMIMIC_SANITIZE=ON -DMIMIC_BUILD_BENCH=OFF; then
+if build build-asan -DCMAKE_BUILD_TYPE=Debug -DMIMIC_SANITIZE=ON -DMIMIC_BUILD_TESTS=ON -DMIMIC_BUILD_BENCH=OFF; then
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
      ctest --output-on-failure -j "$jobs" -L "unit|syntax" 2>&1) | tee build-asan/ctest.log
   tally_ctest build-asan/ctest.log

@@ -8,6 +8,11 @@
 #include "runtime/context.h"
 #include "runtime/device.h"
 
+namespace mimic::runtime {
+struct GraphNode;
+struct KernelNodeParams;
+} // namespace mimic::runtime
+
 namespace mimic::driver {
 
 bool initialized();
@@ -20,5 +25,15 @@ CUresult current_context(runtime::Context*& out);
 // A context handle, or the current context for NULL (as several APIs accept).
 CUresult context_or_current(CUcontext handle, runtime::Context*& out);
 CUresult device_of(CUdevice ordinal, const runtime::Device*& out);
+
+// Graph nodes for a copy or a fill (impl_graph.cpp), as stream capture records them.
+runtime::GraphNode memcpy_node(runtime::Context* c, void* dst, const void* src, size_t bytes);
+runtime::GraphNode memset_node(runtime::Context* c, CUdeviceptr dst, unsigned value, unsigned element, size_t count);
+
+// Kernel launches (impl_module.cpp): validation and parameter packing, and the launch
+// itself, which graph kernel nodes call when they run.
+CUresult prepare_launch(runtime::Context* c, CUfunction fn, const unsigned grid[3], const unsigned block[3],
+                        unsigned shared, void** params, void** extra, runtime::KernelNodeParams& out);
+CUresult run_launch(const runtime::KernelNodeParams& launch);
 
 } // namespace mimic::driver

@@ -5,6 +5,7 @@
 
 #include "driver/driver_impl.h"
 #include "driver/impl_common.h"
+#include "runtime/graph.h"
 #include "runtime/memory.h"
 #include "runtime/stream.h"
 
@@ -55,8 +56,9 @@ CUresult stream_for(CUstream h, bool per_thread, runtime::Context*& c, runtime::
   return s ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
-// A copy between any two addresses, ordered on a stream. `wait` makes it synchronous.
-CUresult copy(void* dst, const void* src, size_t bytes, CUstream h, bool per_thread, bool wait) {
+// A copy between any two addresses, ordered on a stream. `wait` makes it synchronous;
+// an asynchronous call on a capturing stream becomes a graph node.
+CUresult copy(void* dst, const void* src, size_t bytes, CUstream h, bool per_thread, bool wait, bool async) {
   runtime::Context* c;
   runtime::Stream* s;
   if (CUresult r = stream_for(h, per_thread, c, s))
@@ -65,6 +67,8 @@ CUresult copy(void* dst, const void* src, size_t bytes, CUstream h, bool per_thr
     return CUDA_SUCCESS;
   if (!dst || !src)
     return CUDA_ERROR_INVALID_VALUE;
+  if (async && runtime::is_capturing(s))
+    return runtime::capture_node(s, memcpy_node(c, dst, src, bytes));
   runtime::Backend* backend = &c->device->backend();
   auto work = [backend, dst, src, bytes] {
     Status st = backend->copy(dst, src, bytes);
@@ -79,25 +83,25 @@ CUresult copy(void* dst, const void* src, size_t bytes, CUstream h, bool per_thr
 CUresult htod(CUdeviceptr dst, const void* src, size_t n, CUstream h, bool per_thread, bool async) {
   if (n && !device_range_ok(dst, n))
     return CUDA_ERROR_INVALID_VALUE;
-  return copy(ptr(dst), src, n, h, per_thread, !async || !is_pinned_host(src, n));
+  return copy(ptr(dst), src, n, h, per_thread, !async || !is_pinned_host(src, n), async);
 }
 
 CUresult dtoh(void* dst, CUdeviceptr src, size_t n, CUstream h, bool per_thread, bool async) {
   if (n && !device_range_ok(src, n))
     return CUDA_ERROR_INVALID_VALUE;
-  return copy(dst, ptr(src), n, h, per_thread, !async || !is_pinned_host(dst, n));
+  return copy(dst, ptr(src), n, h, per_thread, !async || !is_pinned_host(dst, n), async);
 }
 
 CUresult dtod(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream h, bool per_thread, bool async) {
   if (n && (!device_range_ok(dst, n) || !device_range_ok(src, n)))
     return CUDA_ERROR_INVALID_VALUE;
-  return copy(ptr(dst), ptr(src), n, h, per_thread, !async);
+  return copy(ptr(dst), ptr(src), n, h, per_thread, !async, async);
 }
 
 // cuMemcpy with unified addressing: either side may be host or device memory.
 CUresult unified(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream h, bool per_thread, bool async) {
   bool host_involved = !device_range_ok(dst, n) || !device_range_ok(src, n);
-  return copy(ptr(dst), ptr(src), n, h, per_thread, !async || host_involved);
+  return copy(ptr(dst), ptr(src), n, h, per_thread, !async || host_involved, async);
 }
 
 CUresult fill(CUdeviceptr dst, uint32_t value, size_t element, size_t count, CUstream h, bool per_thread,
@@ -110,6 +114,8 @@ CUresult fill(CUdeviceptr dst, uint32_t value, size_t element, size_t count, CUs
     return CUDA_SUCCESS;
   if (!device_range_ok(dst, element * count) || (dst % element) != 0)
     return CUDA_ERROR_INVALID_VALUE;
+  if (async && runtime::is_capturing(s))
+    return runtime::capture_node(s, memset_node(c, dst, value, unsigned(element), count));
   runtime::Backend* backend = &c->device->backend();
   auto work = [backend, dst, value, element, count] {
     return backend->fill(ptr(dst), value, element, count) ? CUDA_SUCCESS : CUDA_ERROR_UNKNOWN;

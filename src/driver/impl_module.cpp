@@ -1,11 +1,14 @@
 // Modules, libraries, functions, kernels and launches.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "driver/driver_impl.h"
 #include "driver/impl_common.h"
+#include "runtime/graph.h"
 #include "runtime/module.h"
 #include "runtime/stream.h"
 #include "support/log.h"
@@ -178,12 +181,36 @@ CUresult launch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned b
   runtime::Context* c = nullptr;
   if (CUresult r = current_context(c))
     return r;
-  auto f = runtime::resolve_function(fn, c);
-  if (!f)
-    return f.error().code() ? CUresult(f.error().code()) : CUDA_ERROR_INVALID_HANDLE;
+  const unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
+  auto k = std::make_shared<runtime::KernelNodeParams>();
+  if (CUresult r = prepare_launch(c, fn, grid, block, shared, params, extra, *k))
+    return r;
   runtime::Stream* s = runtime::resolve_stream(h, c, per_thread);
   if (!s)
     return CUDA_ERROR_INVALID_HANDLE;
+  if (runtime::is_capturing(s)) {
+    runtime::GraphNode node;
+    node.type = CU_GRAPH_NODE_TYPE_KERNEL;
+    node.context = c;
+    node.kernel = k;
+    node.work = [k] { return run_launch(*k); };
+    return runtime::capture_node(s, node);
+  }
+  return run_launch(*k);
+}
+
+} // namespace
+
+} // namespace mimic::driver::impl
+
+namespace mimic::driver {
+
+CUresult prepare_launch(runtime::Context* c, CUfunction fn, const unsigned grid[3], const unsigned block[3],
+                        unsigned shared, void** params, void** extra, runtime::KernelNodeParams& out) {
+  auto f = runtime::resolve_function(fn, c);
+  if (!f)
+    return f.error().code() ? CUresult(f.error().code()) : CUDA_ERROR_INVALID_HANDLE;
+  const unsigned gx = grid[0], gy = grid[1], gz = grid[2], bx = block[0], by = block[1], bz = block[2];
   const auto& p = c->device->properties();
   const runtime::KernelInfo& k = *f.value()->info;
   uint64_t threads = uint64_t(bx) * by * bz;
@@ -225,14 +252,30 @@ CUresult launch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned b
   } else if (!k.params.empty()) {
     return CUDA_ERROR_INVALID_VALUE;
   }
+  out.function = fn;
+  out.context = c;
+  std::copy(grid, grid + 3, out.grid);
+  std::copy(block, block + 3, out.block);
+  out.shared_bytes = shared;
+  out.args = std::move(args);
+  out.arg_pointers.clear();
+  for (const auto& param : k.params)
+    out.arg_pointers.push_back(out.args.data() + param.offset);
+  out.kernel_name = k.name;
+  return CUDA_SUCCESS;
+}
+
+CUresult run_launch(const runtime::KernelNodeParams& launch) {
   warn_once("no-codegen",
-            "cannot run kernel '" + k.name +
+            "cannot run kernel '" + launch.kernel_name +
                 "': this build of Mimic parses and validates device code but has no code generator for "
                 "the CPU yet, so kernels do not run (cuLaunchKernel returns CUDA_ERROR_NOT_SUPPORTED)");
   return CUDA_ERROR_NOT_SUPPORTED;
 }
 
-} // namespace
+} // namespace mimic::driver
+
+namespace mimic::driver::impl {
 
 // ---- modules
 

@@ -1,6 +1,7 @@
 // Streams, events, host functions and stream-ordered memory hints.
 #include "driver/driver_impl.h"
 #include "driver/impl_common.h"
+#include "runtime/graph.h"
 #include "runtime/memory.h"
 #include "runtime/stream.h"
 
@@ -40,6 +41,8 @@ CUresult synchronize(CUstream h, bool per_thread) {
   runtime::Stream* s;
   if (CUresult r = stream_of(h, per_thread, s))
     return r;
+  if (CUresult r = runtime::capture_check_sync(s))
+    return r;
   return s->synchronize();
 }
 
@@ -49,6 +52,8 @@ CUresult query(CUstream h, bool per_thread) {
     return r;
   if (CUresult sticky = s->context->sticky_error.load())
     return sticky;
+  if (CUresult r = runtime::capture_check_sync(s))
+    return r;
   return s->idle() ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
@@ -61,8 +66,7 @@ CUresult wait_event(CUstream h, CUevent e, unsigned flags, bool per_thread) {
     return CUDA_ERROR_INVALID_HANDLE;
   if (flags & ~unsigned(CU_EVENT_WAIT_EXTERNAL))
     return CUDA_ERROR_INVALID_VALUE;
-  runtime::wait_event(s, ev);
-  return CUDA_SUCCESS;
+  return runtime::wait_event(s, ev);
 }
 
 CUresult record(CUevent e, CUstream h, unsigned flags, bool per_thread) {
@@ -86,10 +90,19 @@ CUresult host_func(CUstream h, CUhostFn fn, void* user, bool per_thread) {
     return r;
   if (!fn)
     return CUDA_ERROR_INVALID_VALUE;
-  runtime::submit(s, [fn, user] {
+  auto work = [fn, user] {
     fn(user);
     return CUDA_SUCCESS;
-  });
+  };
+  if (runtime::is_capturing(s)) {
+    runtime::GraphNode node;
+    node.type = CU_GRAPH_NODE_TYPE_HOST;
+    node.context = s->context;
+    node.host = CUDA_HOST_NODE_PARAMS{fn, user};
+    node.work = work;
+    return runtime::capture_node(s, node);
+  }
+  runtime::submit(s, work);
   return CUDA_SUCCESS;
 }
 

@@ -7,6 +7,7 @@
 
 #include <mutex>
 #include <unordered_set>
+#include <vector>
 
 namespace mimic::runtime {
 
@@ -16,10 +17,14 @@ public:
     std::lock_guard lock(mutex_);
     live_.insert(object);
   }
-  // Returns true when the object was live.
+  // Returns true when the object was live. The object is kept (reachable, so leak
+  // checkers stay quiet) but no longer found: its handle is stale from now on.
   bool remove(T* object) {
     std::lock_guard lock(mutex_);
-    return live_.erase(object) == 1;
+    if (live_.erase(object) != 1)
+      return false;
+    retired_.push_back(object);
+    return true;
   }
   // nullptr unless `handle` is a live object of this type.
   T* find(const void* handle) const {
@@ -36,6 +41,7 @@ public:
 private:
   mutable std::mutex mutex_;
   std::unordered_set<T*> live_;
+  std::vector<T*> retired_;
 };
 
 } // namespace mimic::runtime

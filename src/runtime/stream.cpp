@@ -3,6 +3,7 @@
 #include <map>
 #include <memory>
 
+#include "runtime/graph.h"
 #include "runtime/handle.h"
 
 namespace mimic::runtime {
@@ -170,6 +171,8 @@ CUresult destroy_stream(Stream* s) {
 }
 
 uint64_t submit(Stream* stream, Work work, std::vector<std::pair<Stream*, uint64_t>> after) {
+  if (any_capture() && capture_submit(stream, work))
+    return 0; // a node of the stream's capture now
   Context* c = stream->context;
   if (stream->role == Stream::Role::Legacy) {
     stream_registry().for_each([&](Stream* s) {
@@ -184,6 +187,8 @@ uint64_t submit(Stream* stream, Work work, std::vector<std::pair<Stream*, uint64
 }
 
 CUresult submit_and_wait(Stream* stream, Work work) {
+  if (CUresult r = capture_check_sync(stream))
+    return r;
   auto result = std::make_shared<CUresult>(CUDA_SUCCESS);
   uint64_t seq = submit(stream, [work = std::move(work), result] {
     *result = work();
@@ -212,6 +217,8 @@ CUresult destroy_event(Event* e) {
 }
 
 void record_event(Event* e, Stream* stream) {
+  if (capture_record(e, stream))
+    return;
   std::lock_guard lock(e->mutex);
   e->sequence = submit(stream, [e] {
     e->time = std::chrono::steady_clock::now();
@@ -261,14 +268,19 @@ CUresult elapsed_ms(Event* start, Event* end, float* ms) {
   return CUDA_SUCCESS;
 }
 
-void wait_event(Stream* stream, Event* e) {
+CUresult wait_event(Stream* stream, Event* e) {
+  if (CUresult r; capture_wait(stream, e, r))
+    return r;
   auto [s, seq] = last_record(e);
   if (!s || s == stream)
-    return; // never recorded, or already ordered by the stream itself
+    return CUDA_SUCCESS; // never recorded, or already ordered by the stream itself
   submit(stream, [] { return CUDA_SUCCESS; }, {{s, seq}});
+  return CUDA_SUCCESS;
 }
 
 CUresult synchronize_context(Context* context) {
+  if (CUresult r = capture_check_unsafe())
+    return r;
   std::vector<Stream*> streams;
   stream_registry().for_each([&](Stream* s) {
     if (s->context == context)

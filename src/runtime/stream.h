@@ -83,9 +83,10 @@ Result<Stream*> create_stream(Context* context, unsigned flags, int priority);
 CUresult destroy_stream(Stream* stream);
 
 // Enqueue on `stream` honouring legacy default stream ordering (and after `also`);
-// returns the sequence.
+// returns the sequence, or 0 when the stream captures and the work became a graph node.
 uint64_t submit(Stream* stream, Work work, std::vector<std::pair<Stream*, uint64_t>> also = {});
-// Enqueue and wait for that work (synchronous API calls); returns its result.
+// Enqueue and wait for that work (synchronous API calls); returns its result, or a
+// CUDA_ERROR_STREAM_CAPTURE_* error when the call would break a capture in progress.
 CUresult submit_and_wait(Stream* stream, Work work);
 
 Result<Event*> create_event(Context* context, unsigned flags);
@@ -94,7 +95,8 @@ void record_event(Event* event, Stream* stream);
 CUresult query_event(Event* event);    // CUDA_SUCCESS or CUDA_ERROR_NOT_READY
 CUresult synchronize_event(Event* event);
 CUresult elapsed_ms(Event* start, Event* end, float* ms);
-void wait_event(Stream* stream, Event* event);
+// CUDA_ERROR_STREAM_CAPTURE_MERGE when it would merge two captures.
+CUresult wait_event(Stream* stream, Event* event);
 
 // Waits for every stream of a context (cuCtxSynchronize).
 CUresult synchronize_context(Context* context);

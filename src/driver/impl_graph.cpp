@@ -1,0 +1,955 @@
+// CUDA graphs and stream capture: building graphs node by node or by capturing stream
+// work, instantiating, launching and updating them. The runtime (runtime/graph.h) keeps
+// the structure; this file validates arguments and builds each node's work.
+#include <algorithm>
+#include <cstring>
+
+#include "driver/driver_impl.h"
+#include "driver/impl_common.h"
+#include "runtime/graph.h"
+#include "runtime/memory.h"
+#include "runtime/stream.h"
+
+namespace mimic::driver {
+
+namespace {
+
+void* ptr(CUdeviceptr p) {
+  return reinterpret_cast<void*>(uintptr_t(p));
+}
+
+bool device_range_ok(CUdeviceptr p, size_t bytes) {
+  return bytes == 0 || runtime::find_allocation(ptr(p), bytes).has_value();
+}
+
+// The address a CUDA_MEMCPY3D side starts at; nullptr for arrays (not supported here).
+const void* memcpy_base(CUmemorytype type, const void* host, CUdeviceptr device) {
+  switch (type) {
+  case CU_MEMORYTYPE_HOST:
+    return host;
+  case CU_MEMORYTYPE_DEVICE:
+  case CU_MEMORYTYPE_UNIFIED:
+    return ptr(device);
+  default:
+    return nullptr;
+  }
+}
+
+} // namespace
+
+runtime::GraphNode memcpy_node(runtime::Context* c, void* dst, const void* src, size_t bytes) {
+  runtime::GraphNode node;
+  node.type = CU_GRAPH_NODE_TYPE_MEMCPY;
+  node.context = c;
+  node.memcpy.srcMemoryType = CU_MEMORYTYPE_UNIFIED;
+  node.memcpy.srcDevice = CUdeviceptr(reinterpret_cast<uintptr_t>(src));
+  node.memcpy.dstMemoryType = CU_MEMORYTYPE_UNIFIED;
+  node.memcpy.dstDevice = CUdeviceptr(reinterpret_cast<uintptr_t>(dst));
+  node.memcpy.WidthInBytes = bytes;
+  node.memcpy.Height = 1;
+  node.memcpy.Depth = 1;
+  runtime::Backend* backend = &c->device->backend();
+  node.work = [backend, dst, src, bytes] {
+    return backend->copy(dst, src, bytes) ? CUDA_SUCCESS : CUDA_ERROR_UNKNOWN;
+  };
+  return node;
+}
+
+runtime::GraphNode memset_node(runtime::Context* c, CUdeviceptr dst, unsigned value,
+                               unsigned element, size_t count) {
+  runtime::GraphNode node;
+  node.type = CU_GRAPH_NODE_TYPE_MEMSET;
+  node.context = c;
+  node.memset = CUDA_MEMSET_NODE_PARAMS{dst, 0, value, element, count, 1};
+  runtime::Backend* backend = &c->device->backend();
+  node.work = [backend, dst, value, element, count] {
+    return backend->fill(ptr(dst), value, element, count) ? CUDA_SUCCESS : CUDA_ERROR_UNKNOWN;
+  };
+  return node;
+}
+
+} // namespace mimic::driver
+
+namespace mimic::driver::impl {
+
+namespace {
+
+using runtime::Graph;
+using runtime::GraphExec;
+using runtime::GraphNode;
+
+CUresult graph_of(CUgraph h, Graph*& g) {
+  if (!initialized()) return CUDA_ERROR_NOT_INITIALIZED;
+  g = runtime::find_graph(h);
+  return g ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult node_of(CUgraphNode h, GraphNode*& n) {
+  if (!initialized()) return CUDA_ERROR_NOT_INITIALIZED;
+  n = runtime::find_graph_node(h);
+  return n ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult exec_of(CUgraphExec h, GraphExec*& e) {
+  if (!initialized()) return CUDA_ERROR_NOT_INITIALIZED;
+  e = runtime::find_graph_exec(h);
+  return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult stream_of(CUstream h, bool per_thread, runtime::Stream*& s) {
+  runtime::Context* c = nullptr;
+  if (CUresult r = current_context(c); !c) return r;
+  if (h && h != CU_STREAM_LEGACY && h != CU_STREAM_PER_THREAD) {
+    s = runtime::find_stream(h);
+    return s ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+  }
+  s = runtime::resolve_stream(h, c, per_thread);
+  return s ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult node_list(const CUgraphNode* handles, size_t count, std::vector<GraphNode*>& out) {
+  if (count && !handles) return CUDA_ERROR_INVALID_VALUE;
+  out.clear();
+  for (size_t i = 0; i < count; ++i) {
+    GraphNode* n = runtime::find_graph_node(handles[i]);
+    if (!n) return CUDA_ERROR_INVALID_VALUE;
+    out.push_back(n);
+  }
+  return CUDA_SUCCESS;
+}
+
+// Edge data other than the default (a full dependency through every port) is not
+// supported.
+CUresult check_edge_data(const CUgraphEdgeData* data, size_t count) {
+  if (!data) return CUDA_SUCCESS;
+  static const CUgraphEdgeData kDefault{};
+  for (size_t i = 0; i < count; ++i)
+    if (std::memcmp(&data[i], &kDefault, sizeof kDefault) != 0) return CUDA_ERROR_NOT_SUPPORTED;
+  return CUDA_SUCCESS;
+}
+
+CUresult add(CUgraphNode* out, CUgraph hg, const CUgraphNode* deps, size_t count,
+             const GraphNode& prototype) {
+  Graph* g;
+  if (CUresult r = graph_of(hg, g)) return r;
+  if (!out) return CUDA_ERROR_INVALID_VALUE;
+  std::vector<GraphNode*> list;
+  if (CUresult r = node_list(deps, count, list)) return r;
+  GraphNode* n = runtime::add_node(g, prototype, list);
+  if (!n) return CUDA_ERROR_INVALID_VALUE;
+  *out = runtime::to_handle(n);
+  return CUDA_SUCCESS;
+}
+
+// ---- node parameters: validated, with their work
+
+CUresult host_node(const CUDA_HOST_NODE_PARAMS* p, GraphNode& node) {
+  if (!p || !p->fn) return CUDA_ERROR_INVALID_VALUE;
+  node.type = CU_GRAPH_NODE_TYPE_HOST;
+  node.host = *p;
+  CUhostFn fn = p->fn;
+  void* user = p->userData;
+  node.work = [fn, user] {
+    fn(user);
+    return CUDA_SUCCESS;
+  };
+  return CUDA_SUCCESS;
+}
+
+CUresult memset_params(const CUDA_MEMSET_NODE_PARAMS* p, CUcontext ctx, GraphNode& node) {
+  runtime::Context* c = nullptr;
+  if (CUresult r = context_or_current(ctx, c)) return r;
+  if (!p || (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) || p->width == 0 ||
+      p->height == 0)
+    return CUDA_ERROR_INVALID_VALUE;
+  size_t row = p->width * p->elementSize;
+  size_t pitch = p->height > 1 ? p->pitch : row;
+  if (pitch < row || p->dst % p->elementSize != 0) return CUDA_ERROR_INVALID_VALUE;
+  if (!device_range_ok(p->dst, pitch * (p->height - 1) + row)) return CUDA_ERROR_INVALID_VALUE;
+  node = memset_node(c, p->dst, p->value, p->elementSize, p->width);
+  node.memset = *p;
+  if (p->height > 1) {
+    runtime::Backend* backend = &c->device->backend();
+    CUDA_MEMSET_NODE_PARAMS m = *p;
+    node.work = [backend, m, pitch] {
+      for (size_t y = 0; y < m.height; ++y)
+        if (!backend->fill(ptr(m.dst + y * pitch), m.value, m.elementSize, m.width))
+          return CUDA_ERROR_UNKNOWN;
+      return CUDA_SUCCESS;
+    };
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult memcpy_params(const CUDA_MEMCPY3D* p, CUcontext ctx, GraphNode& node) {
+  runtime::Context* c = nullptr;
+  if (CUresult r = context_or_current(ctx, c)) return r;
+  if (!p) return CUDA_ERROR_INVALID_VALUE;
+  if (p->srcMemoryType == CU_MEMORYTYPE_ARRAY || p->dstMemoryType == CU_MEMORYTYPE_ARRAY)
+    return CUDA_ERROR_NOT_SUPPORTED;
+  auto* src = static_cast<const char*>(memcpy_base(p->srcMemoryType, p->srcHost, p->srcDevice));
+  auto* dst = static_cast<char*>(
+      const_cast<void*>(memcpy_base(p->dstMemoryType, p->dstHost, p->dstDevice)));
+  if (!src || !dst || p->srcLOD || p->dstLOD) return CUDA_ERROR_INVALID_VALUE;
+  size_t width = p->WidthInBytes, height = p->Height ? p->Height : 1,
+         depth = p->Depth ? p->Depth : 1;
+  size_t src_pitch = p->srcPitch ? p->srcPitch : width,
+         dst_pitch = p->dstPitch ? p->dstPitch : width;
+  size_t src_height = p->srcHeight ? p->srcHeight : height,
+         dst_height = p->dstHeight ? p->dstHeight : height;
+  if (src_pitch < width || dst_pitch < width) return CUDA_ERROR_INVALID_VALUE;
+  src += (p->srcZ * src_height + p->srcY) * src_pitch + p->srcXInBytes;
+  dst += (p->dstZ * dst_height + p->dstY) * dst_pitch + p->dstXInBytes;
+  node = memcpy_node(c, dst, src, width);
+  node.memcpy = *p;
+  if (height > 1 || depth > 1) {
+    runtime::Backend* backend = &c->device->backend();
+    node.work = [=] {
+      for (size_t z = 0; z < depth; ++z)
+        for (size_t y = 0; y < height; ++y)
+          if (!backend->copy(dst + (z * dst_height + y) * dst_pitch,
+                             src + (z * src_height + y) * src_pitch, width))
+            return CUDA_ERROR_UNKNOWN;
+      return CUDA_SUCCESS;
+    };
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult kernel_params(const CUDA_KERNEL_NODE_PARAMS_v2* p, GraphNode& node) {
+  if (!p) return CUDA_ERROR_INVALID_VALUE;
+  runtime::Context* c = nullptr;
+  if (CUresult r = context_or_current(p->func ? nullptr : p->ctx, c)) return r;
+  CUfunction fn = p->func ? p->func : reinterpret_cast<CUfunction>(p->kern);
+  const unsigned grid[3] = {p->gridDimX, p->gridDimY, p->gridDimZ};
+  const unsigned block[3] = {p->blockDimX, p->blockDimY, p->blockDimZ};
+  auto k = std::make_shared<runtime::KernelNodeParams>();
+  if (CUresult r =
+          prepare_launch(c, fn, grid, block, p->sharedMemBytes, p->kernelParams, p->extra, *k))
+    return r;
+  node.type = CU_GRAPH_NODE_TYPE_KERNEL;
+  node.context = c;
+  node.kernel = k;
+  node.work = [k] { return run_launch(*k); };
+  return CUDA_SUCCESS;
+}
+
+CUDA_KERNEL_NODE_PARAMS_v2 widen(const CUDA_KERNEL_NODE_PARAMS_v1* p) {
+  CUDA_KERNEL_NODE_PARAMS_v2 v2{};
+  v2.func = p->func;
+  v2.gridDimX = p->gridDimX;
+  v2.gridDimY = p->gridDimY;
+  v2.gridDimZ = p->gridDimZ;
+  v2.blockDimX = p->blockDimX;
+  v2.blockDimY = p->blockDimY;
+  v2.blockDimZ = p->blockDimZ;
+  v2.sharedMemBytes = p->sharedMemBytes;
+  v2.kernelParams = p->kernelParams;
+  v2.extra = p->extra;
+  return v2;
+}
+
+CUresult event_node(CUevent e, CUgraphNodeType type, GraphNode& node) {
+  runtime::Event* ev = runtime::find_event(e);
+  if (!ev) return CUDA_ERROR_INVALID_VALUE;
+  node.type = type;
+  node.event = ev;
+  node.context = ev->context;
+  return CUDA_SUCCESS;
+}
+
+CUresult typed_node(CUgraphNode h, CUgraphNodeType type, GraphNode*& n) {
+  if (CUresult r = node_of(h, n)) return r;
+  return n->type == type ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+// Replaces a node's parameters, keeping its place in the graph.
+void assign(GraphNode* n, GraphNode&& params) {
+  params.graph = n->graph;
+  params.dependencies = std::move(n->dependencies);
+  params.child = n->child;
+  params.cloned_from = n->cloned_from;
+  *n = std::move(params);
+}
+
+CUresult exec_set(CUgraphExec he, CUgraphNode hn, CUresult built, const GraphNode& params) {
+  GraphExec* e;
+  if (CUresult r = exec_of(he, e)) return r;
+  GraphNode* n;
+  if (CUresult r = node_of(hn, n)) return r;
+  if (built != CUDA_SUCCESS) return built;
+  return runtime::set_exec_node(e, n, params);
+}
+
+// Copies up to *count items (all when out is null: the count only), CUDA's convention.
+template <typename T> CUresult copy_out(const std::vector<T>& items, T* out, size_t* count) {
+  if (!count) return CUDA_ERROR_INVALID_VALUE;
+  if (!out) {
+    *count = items.size();
+    return CUDA_SUCCESS;
+  }
+  size_t n = std::min(*count, items.size());
+  std::copy(items.begin(), items.begin() + n, out);
+  std::fill(out + n, out + *count, T{});
+  *count = n;
+  return CUDA_SUCCESS;
+}
+
+std::vector<CUgraphNode> handles(const std::vector<GraphNode*>& nodes) {
+  std::vector<CUgraphNode> out;
+  for (GraphNode* n : nodes)
+    out.push_back(runtime::to_handle(n));
+  return out;
+}
+
+CUresult node_neighbours(CUgraphNode h, bool dependencies, CUgraphNode* out,
+                         CUgraphEdgeData* edge_data, size_t* count) {
+  GraphNode* n;
+  if (CUresult r = node_of(h, n)) return r;
+  auto list = handles(dependencies ? n->dependencies : runtime::dependents(n));
+  if (edge_data && out && count)
+    std::fill(edge_data, edge_data + std::min(*count, list.size()), CUgraphEdgeData{});
+  return copy_out(list, out, count);
+}
+
+CUresult edges(CUgraph hg, CUgraphNode* from, CUgraphNode* to, CUgraphEdgeData* edge_data,
+               size_t* count) {
+  Graph* g;
+  if (CUresult r = graph_of(hg, g)) return r;
+  if (!count || (!from != !to)) return CUDA_ERROR_INVALID_VALUE;
+  std::vector<CUgraphNode> f, t;
+  for (GraphNode* n : g->nodes)
+    for (GraphNode* d : n->dependencies) {
+      f.push_back(runtime::to_handle(d));
+      t.push_back(runtime::to_handle(n));
+    }
+  if (!from) {
+    *count = f.size();
+    return CUDA_SUCCESS;
+  }
+  size_t n = *count;
+  copy_out(f, from, &n);
+  copy_out(t, to, count);
+  if (edge_data) std::fill(edge_data, edge_data + *count, CUgraphEdgeData{});
+  return CUDA_SUCCESS;
+}
+
+CUresult change_dependencies(CUgraph hg, const CUgraphNode* from, const CUgraphNode* to,
+                             size_t count, bool adding) {
+  Graph* g;
+  if (CUresult r = graph_of(hg, g)) return r;
+  std::vector<GraphNode*> f, t;
+  if (CUresult r = node_list(from, count, f)) return r;
+  if (CUresult r = node_list(to, count, t)) return r;
+  for (size_t i = 0; i < count; ++i)
+    if (f[i]->graph != g || t[i]->graph != g) return CUDA_ERROR_INVALID_VALUE;
+  for (size_t i = 0; i < count; ++i) {
+    CUresult r =
+        adding ? runtime::add_dependency(f[i], t[i]) : runtime::remove_dependency(f[i], t[i]);
+    if (r != CUDA_SUCCESS) return r;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult instantiate(CUgraphExec* out, CUgraph hg, unsigned long long flags,
+                     CUgraphNode* error_node) {
+  Graph* g;
+  if (CUresult r = graph_of(hg, g)) return r;
+  constexpr unsigned long long kKnown =
+      CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH | CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD |
+      CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH | CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
+  if (!out || (flags & ~kKnown)) return CUDA_ERROR_INVALID_VALUE;
+  if (error_node) *error_node = nullptr;
+  auto e = runtime::instantiate(g, flags);
+  if (!e) return CUresult(e.error().code());
+  e.value()->context = runtime::current_context();
+  *out = runtime::to_handle(e.value());
+  return CUDA_SUCCESS;
+}
+
+CUresult launch(CUgraphExec he, CUstream h, bool per_thread) {
+  GraphExec* e;
+  if (CUresult r = exec_of(he, e)) return r;
+  runtime::Stream* s;
+  if (CUresult r = stream_of(h, per_thread, s)) return r;
+  return runtime::launch_graph(e, s);
+}
+
+CUresult upload(CUgraphExec he, CUstream h, bool per_thread) {
+  GraphExec* e;
+  if (CUresult r = exec_of(he, e)) return r;
+  runtime::Stream* s;
+  return stream_of(h, per_thread, s); // nothing to upload: one memory for host and device
+}
+
+// ---- capture
+
+CUresult begin_capture(CUstream h, CUstreamCaptureMode mode, bool per_thread) {
+  runtime::Stream* s;
+  if (CUresult r = stream_of(h, per_thread, s)) return r;
+  return runtime::begin_capture(s, mode);
+}
+
+CUresult end_capture(CUstream h, CUgraph* out, bool per_thread) {
+  runtime::Stream* s;
+  if (CUresult r = stream_of(h, per_thread, s)) return r;
+  if (!out) return CUDA_ERROR_INVALID_VALUE;
+  Graph* g = nullptr;
+  CUresult r = runtime::end_capture(s, &g);
+  *out = g ? runtime::to_handle(g) : nullptr;
+  return r;
+}
+
+CUresult capture_info(CUstream h, bool per_thread, CUstreamCaptureStatus* status, cuuint64_t* id,
+                      CUgraph* graph, const CUgraphNode** deps, const CUgraphEdgeData** edge_data,
+                      size_t* count) {
+  runtime::Stream* s;
+  if (CUresult r = stream_of(h, per_thread, s)) return r;
+  if (!status) return CUDA_ERROR_INVALID_VALUE;
+  runtime::CaptureInfo info = runtime::capture_info(s);
+  *status = info.status;
+  bool active = info.status != CU_STREAM_CAPTURE_STATUS_NONE;
+  if (id && active) *id = info.id;
+  if (graph) *graph = active ? runtime::to_handle(info.graph) : nullptr;
+  if (deps) *deps = active ? reinterpret_cast<const CUgraphNode*>(info.frontier->data()) : nullptr;
+  if (edge_data) *edge_data = active ? info.edge_data : nullptr;
+  if (count) *count = active ? info.frontier->size() : 0;
+  return CUDA_SUCCESS;
+}
+
+CUresult update_capture(CUstream h, CUgraphNode* deps, const CUgraphEdgeData* edge_data,
+                        size_t count, unsigned flags, bool per_thread) {
+  runtime::Stream* s;
+  if (CUresult r = stream_of(h, per_thread, s)) return r;
+  if (CUresult r = check_edge_data(edge_data, count)) return r;
+  std::vector<GraphNode*> list;
+  if (CUresult r = node_list(deps, count, list)) return r;
+  return runtime::update_capture_dependencies(s, list, flags);
+}
+
+CUresult is_capturing(CUstream h, CUstreamCaptureStatus* status, bool per_thread) {
+  return capture_info(h, per_thread, status, nullptr, nullptr, nullptr, nullptr, nullptr);
+}
+
+} // namespace
+
+// ---- stream capture
+
+CUresult cuStreamBeginCapture_v10000(CUstream h) {
+  return begin_capture(h, CU_STREAM_CAPTURE_MODE_GLOBAL, false);
+}
+CUresult cuStreamBeginCapture_v10000_ptsz(CUstream h) {
+  return begin_capture(h, CU_STREAM_CAPTURE_MODE_GLOBAL, true);
+}
+CUresult cuStreamBeginCapture_v10010(CUstream h, CUstreamCaptureMode mode) {
+  return begin_capture(h, mode, false);
+}
+CUresult cuStreamBeginCapture_v10010_ptsz(CUstream h, CUstreamCaptureMode mode) {
+  return begin_capture(h, mode, true);
+}
+CUresult cuStreamEndCapture_v10000(CUstream h, CUgraph* g) {
+  return end_capture(h, g, false);
+}
+CUresult cuStreamEndCapture_v10000_ptsz(CUstream h, CUgraph* g) {
+  return end_capture(h, g, true);
+}
+CUresult cuStreamIsCapturing_v10000(CUstream h, CUstreamCaptureStatus* s) {
+  return is_capturing(h, s, false);
+}
+CUresult cuStreamIsCapturing_v10000_ptsz(CUstream h, CUstreamCaptureStatus* s) {
+  return is_capturing(h, s, true);
+}
+
+CUresult cuStreamGetCaptureInfo_v10010(CUstream h, CUstreamCaptureStatus* status, cuuint64_t* id) {
+  return capture_info(h, false, status, id, nullptr, nullptr, nullptr, nullptr);
+}
+CUresult cuStreamGetCaptureInfo_v10010_ptsz(CUstream h, CUstreamCaptureStatus* status,
+                                            cuuint64_t* id) {
+  return capture_info(h, true, status, id, nullptr, nullptr, nullptr, nullptr);
+}
+CUresult cuStreamGetCaptureInfo_v11030(CUstream h, CUstreamCaptureStatus* status, cuuint64_t* id,
+                                       CUgraph* graph, const CUgraphNode** deps, size_t* count) {
+  return capture_info(h, false, status, id, graph, deps, nullptr, count);
+}
+CUresult cuStreamGetCaptureInfo_v11030_ptsz(CUstream h, CUstreamCaptureStatus* status,
+                                            cuuint64_t* id, CUgraph* graph,
+                                            const CUgraphNode** deps, size_t* count) {
+  return capture_info(h, true, status, id, graph, deps, nullptr, count);
+}
+CUresult cuStreamGetCaptureInfo_v12030(CUstream h, CUstreamCaptureStatus* status, cuuint64_t* id,
+                                       CUgraph* graph, const CUgraphNode** deps,
+                                       const CUgraphEdgeData** edge_data, size_t* count) {
+  return capture_info(h, false, status, id, graph, deps, edge_data, count);
+}
+CUresult cuStreamGetCaptureInfo_v12030_ptsz(CUstream h, CUstreamCaptureStatus* status,
+                                            cuuint64_t* id, CUgraph* graph,
+                                            const CUgraphNode** deps,
+                                            const CUgraphEdgeData** edge_data, size_t* count) {
+  return capture_info(h, true, status, id, graph, deps, edge_data, count);
+}
+
+CUresult cuStreamUpdateCaptureDependencies_v11030(CUstream h, CUgraphNode* deps, size_t count,
+                                                  unsigned int flags) {
+  return update_capture(h, deps, nullptr, count, flags, false);
+}
+CUresult cuStreamUpdateCaptureDependencies_v11030_ptsz(CUstream h, CUgraphNode* deps, size_t count,
+                                                       unsigned int flags) {
+  return update_capture(h, deps, nullptr, count, flags, true);
+}
+CUresult cuStreamUpdateCaptureDependencies_v12030(CUstream h, CUgraphNode* deps,
+                                                  const CUgraphEdgeData* edge_data, size_t count,
+                                                  unsigned int flags) {
+  return update_capture(h, deps, edge_data, count, flags, false);
+}
+CUresult cuStreamUpdateCaptureDependencies_v12030_ptsz(CUstream h, CUgraphNode* deps,
+                                                       const CUgraphEdgeData* edge_data,
+                                                       size_t count, unsigned int flags) {
+  return update_capture(h, deps, edge_data, count, flags, true);
+}
+
+CUresult cuThreadExchangeStreamCaptureMode_v10010(CUstreamCaptureMode* mode) {
+  if (!mode ||
+      (*mode != CU_STREAM_CAPTURE_MODE_GLOBAL && *mode != CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
+       *mode != CU_STREAM_CAPTURE_MODE_RELAXED))
+    return CUDA_ERROR_INVALID_VALUE;
+  *mode = runtime::exchange_capture_mode(*mode);
+  return CUDA_SUCCESS;
+}
+
+// ---- graphs and nodes
+
+CUresult cuGraphCreate_v10000(CUgraph* out, unsigned int flags) {
+  if (!initialized()) return CUDA_ERROR_NOT_INITIALIZED;
+  if (!out || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  *out = runtime::to_handle(runtime::create_graph());
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphDestroy_v10000(CUgraph hg) {
+  Graph* g;
+  if (CUresult r = graph_of(hg, g)) return r;
+  return runtime::destroy_graph(g);
+}
+
+CUresult cuGraphAddEmptyNode_v10000(CUgraphNode* out, CUgraph g, const CUgraphNode* deps,
+                                    size_t n) {
+  return add(out, g, deps, n, GraphNode{});
+}
+
+CUresult cuGraphAddHostNode_v10000(CUgraphNode* out, CUgraph g, const CUgraphNode* deps, size_t n,
+                                   const CUDA_HOST_NODE_PARAMS* p) {
+  GraphNode node;
+  if (CUresult r = host_node(p, node)) return r;
+  return add(out, g, deps, n, node);
+}
+
+CUresult cuGraphAddMemsetNode_v10000(CUgraphNode* out, CUgraph g, const CUgraphNode* deps, size_t n,
+                                     const CUDA_MEMSET_NODE_PARAMS* p, CUcontext ctx) {
+  GraphNode node;
+  if (CUresult r = memset_params(p, ctx, node)) return r;
+  return add(out, g, deps, n, node);
+}
+
+CUresult cuGraphAddMemcpyNode_v10000(CUgraphNode* out, CUgraph g, const CUgraphNode* deps, size_t n,
+                                     const CUDA_MEMCPY3D* p, CUcontext ctx) {
+  GraphNode node;
+  if (CUresult r = memcpy_params(p, ctx, node)) return r;
+  return add(out, g, deps, n, node);
+}
+
+CUresult cuGraphAddKernelNode_v12000(CUgraphNode* out, CUgraph g, const CUgraphNode* deps, size_t n,
+                                     const CUDA_KERNEL_NODE_PARAMS_v2* p) {
+  GraphNode node;
+  if (CUresult r = kernel_params(p, node)) return r;
+  return add(out, g, deps, n, node);
+}
+
+CUresult cuGraphAddKernelNode_v10000(CUgraphNode* out, CUgraph g, const CUgraphNode* deps, size_t n,
+                                     const CUDA_KERNEL_NODE_PARAMS_v1* p) {
+  if (!p) return CUDA_ERROR_INVALID_VALUE;
+  CUDA_KERNEL_NODE_PARAMS_v2 v2 = widen(p);
+  return cuGraphAddKernelNode_v12000(out, g, deps, n, &v2);
+}
+
+CUresult cuGraphAddEventRecordNode_v11010(CUgraphNode* out, CUgraph g, const CUgraphNode* deps,
+                                          size_t n, CUevent e) {
+  GraphNode node;
+  if (CUresult r = event_node(e, CU_GRAPH_NODE_TYPE_EVENT_RECORD, node)) return r;
+  return add(out, g, deps, n, node);
+}
+
+CUresult cuGraphAddEventWaitNode_v11010(CUgraphNode* out, CUgraph g, const CUgraphNode* deps,
+                                        size_t n, CUevent e) {
+  GraphNode node;
+  if (CUresult r = event_node(e, CU_GRAPH_NODE_TYPE_WAIT_EVENT, node)) return r;
+  return add(out, g, deps, n, node);
+}
+
+CUresult cuGraphAddChildGraphNode_v10000(CUgraphNode* out, CUgraph g, const CUgraphNode* deps,
+                                         size_t n, CUgraph child) {
+  Graph* c;
+  if (CUresult r = graph_of(child, c)) return r;
+  if (runtime::find_graph(g) == c) return CUDA_ERROR_INVALID_VALUE;
+  GraphNode node;
+  node.type = CU_GRAPH_NODE_TYPE_GRAPH;
+  node.child = runtime::clone_graph(c);
+  CUresult r = add(out, g, deps, n, node);
+  if (r != CUDA_SUCCESS) runtime::destroy_graph(node.child);
+  return r;
+}
+
+CUresult cuGraphChildGraphNodeGetGraph_v10000(CUgraphNode h, CUgraph* out) {
+  GraphNode* n;
+  if (CUresult r = typed_node(h, CU_GRAPH_NODE_TYPE_GRAPH, n)) return r;
+  if (!out) return CUDA_ERROR_INVALID_VALUE;
+  *out = runtime::to_handle(n->child);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphNodeGetType_v10000(CUgraphNode h, CUgraphNodeType* type) {
+  GraphNode* n;
+  if (CUresult r = node_of(h, n)) return r;
+  if (!type) return CUDA_ERROR_INVALID_VALUE;
+  *type = n->type;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphDestroyNode_v10000(CUgraphNode h) {
+  GraphNode* n;
+  if (CUresult r = node_of(h, n)) return r;
+  return runtime::destroy_node(n);
+}
+
+CUresult cuGraphHostNodeGetParams_v10000(CUgraphNode h, CUDA_HOST_NODE_PARAMS* p) {
+  GraphNode* n;
+  if (CUresult r = typed_node(h, CU_GRAPH_NODE_TYPE_HOST, n)) return r;
+  if (!p) return CUDA_ERROR_INVALID_VALUE;
+  *p = n->host;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphHostNodeSetParams_v10000(CUgraphNode h, const CUDA_HOST_NODE_PARAMS* p) {
+  GraphNode* n;
+  if (CUresult r = typed_node(h, CU_GRAPH_NODE_TYPE_HOST, n)) return r;
+  GraphNode node;
+  if (CUresult r = host_node(p, node)) return r;
+  assign(n, std::move(node));
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphMemsetNodeGetParams_v10000(CUgraphNode h, CUDA_MEMSET_NODE_PARAMS* p) {
+  GraphNode* n;
+  if (CUresult r = typed_node(h, CU_GRAPH_NODE_TYPE_MEMSET, n)) return r;
+  if (!p) return CUDA_ERROR_INVALID_VALUE;
+  *p = n->memset;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphMemsetNodeSetParams_v10000(CUgraphNode h, const CUDA_MEMSET_NODE_PARAMS* p) {
+  GraphNode* n;
+  if (CUresult r = typed_node(h, CU_GRAPH_NODE_TYPE_MEMSET, n)) return r;
+  GraphNode node;
+  if (CUresult r = memset_params(p, runtime::to_handle(n->context), node)) return r;
+  assign(n, std::move(node));
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphMemcpyNodeGetParams_v10000(CUgraphNode h, CUDA_MEMCPY3D* p) {
+  GraphNode* n;
+  if (CUresult r = typed_node(h, CU_GRAPH_NODE_TYPE_MEMCPY, n)) return r;
+  if (!p) return CUDA_ERROR_INVALID_VALUE;
+  *p = n->memcpy;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphMemcpyNodeSetParams_v10000(CUgraphNode h, const CUDA_MEMCPY3D* p) {
+  GraphNode* n;
+  if (CUresult r = typed_node(h, CU_GRAPH_NODE_TYPE_MEMCPY, n)) return r;
+  GraphNode node;
+  if (CUresult r = memcpy_params(p, runtime::to_handle(n->context), node)) return r;
+  assign(n, std::move(node));
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphKernelNodeGetParams_v12000(CUgraphNode h, CUDA_KERNEL_NODE_PARAMS_v2* p) {
+  GraphNode* n;
+  if (CUresult r = typed_node(h, CU_GRAPH_NODE_TYPE_KERNEL, n)) return r;
+  if (!p || !n->kernel) return CUDA_ERROR_INVALID_VALUE;
+  const runtime::KernelNodeParams& k = *n->kernel;
+  *p = CUDA_KERNEL_NODE_PARAMS_v2{};
+  p->func = k.function;
+  p->gridDimX = k.grid[0];
+  p->gridDimY = k.grid[1];
+  p->gridDimZ = k.grid[2];
+  p->blockDimX = k.block[0];
+  p->blockDimY = k.block[1];
+  p->blockDimZ = k.block[2];
+  p->sharedMemBytes = k.shared_bytes;
+  p->kernelParams = const_cast<void**>(k.arg_pointers.data());
+  p->ctx = runtime::to_handle(k.context);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphKernelNodeGetParams_v10000(CUgraphNode h, CUDA_KERNEL_NODE_PARAMS_v1* p) {
+  if (!p) return CUDA_ERROR_INVALID_VALUE;
+  CUDA_KERNEL_NODE_PARAMS_v2 v2;
+  if (CUresult r = cuGraphKernelNodeGetParams_v12000(h, &v2)) return r;
+  std::memcpy(p, &v2, sizeof *p); // v1 is v2's prefix
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphKernelNodeSetParams_v12000(CUgraphNode h, const CUDA_KERNEL_NODE_PARAMS_v2* p) {
+  GraphNode* n;
+  if (CUresult r = typed_node(h, CU_GRAPH_NODE_TYPE_KERNEL, n)) return r;
+  GraphNode node;
+  if (CUresult r = kernel_params(p, node)) return r;
+  assign(n, std::move(node));
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphKernelNodeSetParams_v10000(CUgraphNode h, const CUDA_KERNEL_NODE_PARAMS_v1* p) {
+  if (!p) return CUDA_ERROR_INVALID_VALUE;
+  CUDA_KERNEL_NODE_PARAMS_v2 v2 = widen(p);
+  return cuGraphKernelNodeSetParams_v12000(h, &v2);
+}
+
+CUresult cuGraphEventRecordNodeGetEvent_v11010(CUgraphNode h, CUevent* out) {
+  GraphNode* n;
+  if (CUresult r = typed_node(h, CU_GRAPH_NODE_TYPE_EVENT_RECORD, n)) return r;
+  if (!out) return CUDA_ERROR_INVALID_VALUE;
+  *out = reinterpret_cast<CUevent>(n->event);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphEventRecordNodeSetEvent_v11010(CUgraphNode h, CUevent e) {
+  GraphNode* n;
+  if (CUresult r = typed_node(h, CU_GRAPH_NODE_TYPE_EVENT_RECORD, n)) return r;
+  GraphNode node;
+  if (CUresult r = event_node(e, n->type, node)) return r;
+  assign(n, std::move(node));
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphEventWaitNodeGetEvent_v11010(CUgraphNode h, CUevent* out) {
+  GraphNode* n;
+  if (CUresult r = typed_node(h, CU_GRAPH_NODE_TYPE_WAIT_EVENT, n)) return r;
+  if (!out) return CUDA_ERROR_INVALID_VALUE;
+  *out = reinterpret_cast<CUevent>(n->event);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphEventWaitNodeSetEvent_v11010(CUgraphNode h, CUevent e) {
+  GraphNode* n;
+  if (CUresult r = typed_node(h, CU_GRAPH_NODE_TYPE_WAIT_EVENT, n)) return r;
+  GraphNode node;
+  if (CUresult r = event_node(e, n->type, node)) return r;
+  assign(n, std::move(node));
+  return CUDA_SUCCESS;
+}
+
+// ---- structure
+
+CUresult cuGraphGetNodes_v10000(CUgraph hg, CUgraphNode* nodes, size_t* count) {
+  Graph* g;
+  if (CUresult r = graph_of(hg, g)) return r;
+  return copy_out(handles(g->nodes), nodes, count);
+}
+
+CUresult cuGraphGetRootNodes_v10000(CUgraph hg, CUgraphNode* nodes, size_t* count) {
+  Graph* g;
+  if (CUresult r = graph_of(hg, g)) return r;
+  std::vector<GraphNode*> roots;
+  for (GraphNode* n : g->nodes)
+    if (n->dependencies.empty()) roots.push_back(n);
+  return copy_out(handles(roots), nodes, count);
+}
+
+CUresult cuGraphGetEdges_v10000(CUgraph g, CUgraphNode* from, CUgraphNode* to, size_t* count) {
+  return edges(g, from, to, nullptr, count);
+}
+CUresult cuGraphGetEdges_v12030(CUgraph g, CUgraphNode* from, CUgraphNode* to,
+                                CUgraphEdgeData* data, size_t* count) {
+  return edges(g, from, to, data, count);
+}
+
+CUresult cuGraphNodeGetDependencies_v10000(CUgraphNode h, CUgraphNode* out, size_t* count) {
+  return node_neighbours(h, true, out, nullptr, count);
+}
+CUresult cuGraphNodeGetDependencies_v12030(CUgraphNode h, CUgraphNode* out, CUgraphEdgeData* data,
+                                           size_t* count) {
+  return node_neighbours(h, true, out, data, count);
+}
+CUresult cuGraphNodeGetDependentNodes_v10000(CUgraphNode h, CUgraphNode* out, size_t* count) {
+  return node_neighbours(h, false, out, nullptr, count);
+}
+CUresult cuGraphNodeGetDependentNodes_v12030(CUgraphNode h, CUgraphNode* out, CUgraphEdgeData* data,
+                                             size_t* count) {
+  return node_neighbours(h, false, out, data, count);
+}
+
+CUresult cuGraphAddDependencies_v10000(CUgraph g, const CUgraphNode* from, const CUgraphNode* to,
+                                       size_t n) {
+  return change_dependencies(g, from, to, n, true);
+}
+CUresult cuGraphAddDependencies_v12030(CUgraph g, const CUgraphNode* from, const CUgraphNode* to,
+                                       const CUgraphEdgeData* data, size_t n) {
+  if (CUresult r = check_edge_data(data, n)) return r;
+  return change_dependencies(g, from, to, n, true);
+}
+CUresult cuGraphRemoveDependencies_v10000(CUgraph g, const CUgraphNode* from, const CUgraphNode* to,
+                                          size_t n) {
+  return change_dependencies(g, from, to, n, false);
+}
+CUresult cuGraphRemoveDependencies_v12030(CUgraph g, const CUgraphNode* from, const CUgraphNode* to,
+                                          const CUgraphEdgeData* data, size_t n) {
+  if (CUresult r = check_edge_data(data, n)) return r;
+  return change_dependencies(g, from, to, n, false);
+}
+
+CUresult cuGraphClone_v10000(CUgraph* out, CUgraph original) {
+  Graph* g;
+  if (CUresult r = graph_of(original, g)) return r;
+  if (!out) return CUDA_ERROR_INVALID_VALUE;
+  *out = runtime::to_handle(runtime::clone_graph(g));
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphNodeFindInClone_v10000(CUgraphNode* out, CUgraphNode original, CUgraph clone) {
+  Graph* g;
+  if (CUresult r = graph_of(clone, g)) return r;
+  GraphNode* n;
+  if (CUresult r = node_of(original, n)) return r;
+  if (!out) return CUDA_ERROR_INVALID_VALUE;
+  GraphNode* found = runtime::find_in_clone(n, g);
+  if (!found) return CUDA_ERROR_INVALID_VALUE;
+  *out = runtime::to_handle(found);
+  return CUDA_SUCCESS;
+}
+
+// ---- executable graphs
+
+CUresult cuGraphInstantiate_v10000(CUgraphExec* out, CUgraph g, CUgraphNode* error_node, char* log,
+                                   size_t size) {
+  if (log && size) log[0] = '\0';
+  return instantiate(out, g, 0, error_node);
+}
+CUresult cuGraphInstantiate_v11000(CUgraphExec* out, CUgraph g, CUgraphNode* error_node, char* log,
+                                   size_t size) {
+  return cuGraphInstantiate_v10000(out, g, error_node, log, size);
+}
+CUresult cuGraphInstantiateWithFlags_v11040(CUgraphExec* out, CUgraph g, unsigned long long flags) {
+  return instantiate(out, g, flags, nullptr);
+}
+
+CUresult cuGraphInstantiateWithParams_v12000(CUgraphExec* out, CUgraph g,
+                                             CUDA_GRAPH_INSTANTIATE_PARAMS* p) {
+  if (!p) return CUDA_ERROR_INVALID_VALUE;
+  CUresult r = instantiate(out, g, p->flags, &p->hErrNode_out);
+  p->result_out = r == CUDA_SUCCESS ? CUDA_GRAPH_INSTANTIATE_SUCCESS : CUDA_GRAPH_INSTANTIATE_ERROR;
+  return r;
+}
+CUresult cuGraphInstantiateWithParams_v12000_ptsz(CUgraphExec* out, CUgraph g,
+                                                  CUDA_GRAPH_INSTANTIATE_PARAMS* p) {
+  return cuGraphInstantiateWithParams_v12000(out, g, p);
+}
+
+CUresult cuGraphExecGetFlags_v12000(CUgraphExec he, cuuint64_t* flags) {
+  GraphExec* e;
+  if (CUresult r = exec_of(he, e)) return r;
+  if (!flags) return CUDA_ERROR_INVALID_VALUE;
+  *flags = e->flags;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphLaunch_v10000(CUgraphExec e, CUstream s) {
+  return launch(e, s, false);
+}
+CUresult cuGraphLaunch_v10000_ptsz(CUgraphExec e, CUstream s) {
+  return launch(e, s, true);
+}
+CUresult cuGraphUpload_v11010(CUgraphExec e, CUstream s) {
+  return upload(e, s, false);
+}
+CUresult cuGraphUpload_v11010_ptsz(CUgraphExec e, CUstream s) {
+  return upload(e, s, true);
+}
+
+CUresult cuGraphExecDestroy_v10000(CUgraphExec he) {
+  GraphExec* e;
+  if (CUresult r = exec_of(he, e)) return r;
+  return runtime::destroy_exec(e);
+}
+
+CUresult cuGraphExecUpdate_v12000(CUgraphExec he, CUgraph hg, CUgraphExecUpdateResultInfo* info) {
+  GraphExec* e;
+  if (CUresult r = exec_of(he, e)) return r;
+  Graph* g;
+  if (CUresult r = graph_of(hg, g)) return r;
+  if (!info) return CUDA_ERROR_INVALID_VALUE;
+  CUgraphExecUpdateResult result;
+  GraphNode* error_node = nullptr;
+  CUresult r = runtime::update_exec(e, g, result, error_node);
+  info->result = result;
+  info->errorNode = error_node ? runtime::to_handle(error_node) : nullptr;
+  info->errorFromNode = nullptr;
+  return r;
+}
+
+CUresult cuGraphExecUpdate_v10020(CUgraphExec he, CUgraph hg, CUgraphNode* error_node,
+                                  CUgraphExecUpdateResult* result) {
+  if (!error_node || !result) return CUDA_ERROR_INVALID_VALUE;
+  CUgraphExecUpdateResultInfo info{};
+  CUresult r = cuGraphExecUpdate_v12000(he, hg, &info);
+  *result = info.result;
+  *error_node = info.errorNode;
+  return r;
+}
+
+CUresult cuGraphExecHostNodeSetParams_v10020(CUgraphExec e, CUgraphNode n,
+                                             const CUDA_HOST_NODE_PARAMS* p) {
+  GraphNode node;
+  CUresult built = host_node(p, node);
+  return exec_set(e, n, built, node);
+}
+
+CUresult cuGraphExecMemsetNodeSetParams_v10020(CUgraphExec e, CUgraphNode n,
+                                               const CUDA_MEMSET_NODE_PARAMS* p, CUcontext ctx) {
+  GraphNode node;
+  CUresult built = memset_params(p, ctx, node);
+  return exec_set(e, n, built, node);
+}
+
+CUresult cuGraphExecMemcpyNodeSetParams_v10020(CUgraphExec e, CUgraphNode n, const CUDA_MEMCPY3D* p,
+                                               CUcontext ctx) {
+  GraphNode node;
+  CUresult built = memcpy_params(p, ctx, node);
+  return exec_set(e, n, built, node);
+}
+
+CUresult cuGraphExecKernelNodeSetParams_v12000(CUgraphExec e, CUgraphNode n,
+                                               const CUDA_KERNEL_NODE_PARAMS_v2* p) {
+  GraphNode node;
+  CUresult built = kernel_params(p, node);
+  return exec_set(e, n, built, node);
+}
+
+CUresult cuGraphExecKernelNodeSetParams_v10010(CUgraphExec e, CUgraphNode n,
+                                               const CUDA_KERNEL_NODE_PARAMS_v1* p) {
+  if (!p) return CUDA_ERROR_INVALID_VALUE;
+  CUDA_KERNEL_NODE_PARAMS_v2 v2 = widen(p);
+  return cuGraphExecKernelNodeSetParams_v12000(e, n, &v2);
+}
+
+CUresult cuGraphExecEventRecordNodeSetEvent_v11010(CUgraphExec e, CUgraphNode n, CUevent ev) {
+  GraphNode node;
+  CUresult built = event_node(ev, CU_GRAPH_NODE_TYPE_EVENT_RECORD, node);
+  return exec_set(e, n, built, node);
+}
+
+CUresult cuGraphExecEventWaitNodeSetEvent_v11010(CUgraphExec e, CUgraphNode n, CUevent ev) {
+  GraphNode node;
+  CUresult built = event_node(ev, CU_GRAPH_NODE_TYPE_WAIT_EVENT, node);
+  return exec_set(e, n, built, node);
+}
+
+} // namespace mimic::driver::impl

@@ -1,0 +1,150 @@
+// CUDA graphs and stream capture, backend-neutral. A graph is a set of nodes with
+// dependency edges; every node that does something holds a Work closure built by the
+// driver (copy, fill, host function, kernel launch), so the runtime never needs to know
+// what a node means. An executable graph is the nodes flattened (child graphs inlined)
+// in a topological order; a launch enqueues one stream item that runs them in turn.
+//
+// Stream capture: while a stream captures, runtime::submit on it adds a node whose
+// dependencies are the stream's capture frontier instead of enqueueing. An event
+// recorded in a capturing stream remembers that frontier; a stream that waits on it
+// joins the capture. Synchronous calls that would order against capturing work fail.
+#pragma once
+
+#include <cuda.h>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/stream.h"
+
+namespace mimic::runtime {
+
+struct Graph;
+
+// A kernel launch, validated and with its parameters packed (built by the driver).
+struct KernelNodeParams {
+  CUfunction function = nullptr; // as given: a CUfunction, or a CUkernel
+  Context* context = nullptr;
+  unsigned grid[3] = {1, 1, 1};
+  unsigned block[3] = {1, 1, 1};
+  unsigned shared_bytes = 0;
+  std::vector<uint8_t> args;
+  std::vector<void*> arg_pointers; // one per parameter, into `args`
+  std::string kernel_name;
+};
+
+struct GraphNode {
+  Graph* graph = nullptr;
+  CUgraphNodeType type = CU_GRAPH_NODE_TYPE_EMPTY;
+  std::vector<GraphNode*> dependencies;
+  Work work;              // empty for empty, child-graph and event nodes
+  Graph* child = nullptr; // CU_GRAPH_NODE_TYPE_GRAPH: a clone owned by the node
+  Event* event = nullptr; // event record and wait nodes
+  Context* context = nullptr;
+  // The parameters as given, for the getters.
+  CUDA_HOST_NODE_PARAMS host{};
+  CUDA_MEMSET_NODE_PARAMS memset{};
+  CUDA_MEMCPY3D memcpy{};
+  std::shared_ptr<const KernelNodeParams> kernel;
+  GraphNode* cloned_from = nullptr;
+};
+
+struct Graph {
+  std::vector<GraphNode*> nodes; // in creation order
+  Graph* cloned_from = nullptr;
+};
+
+struct GraphExec {
+  struct Step {
+    GraphNode* origin; // the node of the instantiated graph (or of a child graph)
+    CUgraphNodeType type;
+    Work work;
+    Event* event;
+  };
+  Context* context = nullptr;
+  unsigned long long flags = 0;
+  std::mutex mutex;                  // steps
+  std::vector<Step> steps;           // topological order
+  std::vector<GraphNode*> top_level; // the instantiated graph's nodes, creation order
+  std::string signature;             // topology, for cuGraphExecUpdate
+};
+
+Graph* find_graph(CUgraph handle);
+GraphNode* find_graph_node(CUgraphNode handle);
+GraphExec* find_graph_exec(CUgraphExec handle);
+inline CUgraph to_handle(Graph* g) {
+  return reinterpret_cast<CUgraph>(g);
+}
+inline CUgraphNode to_handle(GraphNode* n) {
+  return reinterpret_cast<CUgraphNode>(n);
+}
+inline CUgraphExec to_handle(GraphExec* e) {
+  return reinterpret_cast<CUgraphExec>(e);
+}
+
+Graph* create_graph();
+CUresult destroy_graph(Graph* graph);
+// Adds a copy of `prototype` to `graph` after `dependencies` (which must be distinct nodes
+// of `graph`); nullptr when they are not.
+GraphNode* add_node(Graph* graph, const GraphNode& prototype,
+                    const std::vector<GraphNode*>& dependencies);
+CUresult destroy_node(GraphNode* node);
+CUresult add_dependency(GraphNode* from, GraphNode* to);
+CUresult remove_dependency(GraphNode* from, GraphNode* to);
+std::vector<GraphNode*> dependents(const GraphNode* node);
+Graph* clone_graph(const Graph* graph);
+GraphNode* find_in_clone(const GraphNode* original, const Graph* clone);
+
+// CUDA_ERROR_INVALID_VALUE for a cycle.
+Result<GraphExec*> instantiate(Graph* graph, unsigned long long flags);
+CUresult destroy_exec(GraphExec* exec);
+CUresult launch_graph(GraphExec* exec, Stream* stream);
+// Same topology: takes the new graph's node parameters. Otherwise the result names why
+// and `error_node` the first node that differs.
+CUresult update_exec(GraphExec* exec, Graph* graph, CUgraphExecUpdateResult& result,
+                     GraphNode*& error_node);
+// Replaces the parameters of `node` (a node of the instantiated graph) in `exec` with
+// those of `prototype`, which must have the same type.
+CUresult set_exec_node(GraphExec* exec, GraphNode* node, const GraphNode& prototype);
+
+// ---- stream capture
+
+CUresult begin_capture(Stream* stream, CUstreamCaptureMode mode);
+// The captured graph; CUDA_ERROR_STREAM_CAPTURE_INVALIDATED (and no graph) when the
+// capture was invalidated.
+CUresult end_capture(Stream* stream, Graph** graph);
+struct CaptureInfo {
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  uint64_t id = 0;
+  Graph* graph = nullptr;
+  const std::vector<GraphNode*>* frontier = nullptr; // valid until the next capture call
+  const CUgraphEdgeData* edge_data = nullptr;        // zeroed, one per frontier node
+};
+CaptureInfo capture_info(Stream* stream);
+// flags: CU_STREAM_ADD_CAPTURE_DEPENDENCIES or CU_STREAM_SET_CAPTURE_DEPENDENCIES.
+CUresult update_capture_dependencies(Stream* stream, const std::vector<GraphNode*>& nodes,
+                                     unsigned flags);
+CUstreamCaptureMode exchange_capture_mode(CUstreamCaptureMode mode);
+bool is_capturing(Stream* stream);
+// Adds a node made from `prototype` to the stream's capture. INVALIDATED when the
+// capture was invalidated, ILLEGAL_STATE when the stream does not capture.
+CUresult capture_node(Stream* stream, const GraphNode& prototype);
+
+// Hooks for stream.cpp.
+bool any_capture(); // cheap: is any capture in progress?
+// Captures `work` when `stream` captures (true); invalidates captures that a use of the
+// legacy stream would implicitly order against.
+bool capture_submit(Stream* stream, Work& work);
+// For synchronous work on `stream`: an error (and the capture invalidated) when it would
+// break a capture in progress.
+CUresult capture_check_sync(Stream* stream);
+// For calls CUDA deems unsafe during capture (device-wide synchronisation), by the
+// calling thread's capture interaction mode.
+CUresult capture_check_unsafe();
+bool capture_record(Event* event, Stream* stream);
+// Returns true when the wait was handled by capture (result in `r`).
+bool capture_wait(Stream* stream, Event* event, CUresult& r);
+
+} // namespace mimic::runtime

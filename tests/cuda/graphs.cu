@@ -1,0 +1,335 @@
+// CUDA graphs through the runtime API, without kernels: stream capture across two
+// streams forked and joined by events, a graph built node by node with dependencies,
+// repeated launches, executable graph updates, and the errors of synchronous calls made
+// while a stream captures. Checks every result.
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+static int failures = 0;
+#define CHECK(call)                                                                                \
+  do {                                                                                             \
+    cudaError_t err_ = (call);                                                                     \
+    if (err_ != cudaSuccess) {                                                                     \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_));     \
+      return 1;                                                                                    \
+    }                                                                                              \
+  } while (0)
+#define EXPECT(cond)                                                                               \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);                          \
+      ++failures;                                                                                  \
+    }                                                                                              \
+  } while (0)
+
+static void CUDART_CB count_up(void* counter) {
+  ++*static_cast<int*>(counter);
+}
+static void CUDART_CB add_ten(void* counter) {
+  *static_cast<int*>(counter) += 10;
+}
+
+static bool all_equal(const int* p, size_t n, int value) {
+  for (size_t i = 0; i < n; ++i)
+    if (p[i] != value) return false;
+  return true;
+}
+
+// Capture: s1 copies the input to `a` and forks s2, which fills `b`; s1 copies a to c
+// meanwhile; s2 joins back; s1 copies b and c to the host and counts.
+static int captured_graph() {
+  const size_t n = 4096, bytes = n * sizeof(int);
+  int *in, *out_b, *out_c, *a, *b, *c;
+  CHECK(cudaMallocHost(&in, bytes));
+  CHECK(cudaMallocHost(&out_b, bytes));
+  CHECK(cudaMallocHost(&out_c, bytes));
+  CHECK(cudaMalloc(&a, bytes));
+  CHECK(cudaMalloc(&b, bytes));
+  CHECK(cudaMalloc(&c, bytes));
+  cudaStream_t s1, s2;
+  CHECK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+  CHECK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+  cudaEvent_t fork, join;
+  CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+  CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+  int launches = 0, side = 0;
+
+  CHECK(cudaStreamBeginCapture(s1, cudaStreamCaptureModeGlobal));
+  cudaStreamCaptureStatus status;
+  CHECK(cudaStreamIsCapturing(s1, &status));
+  EXPECT(status == cudaStreamCaptureStatusActive);
+  CHECK(cudaStreamIsCapturing(s2, &status));
+  EXPECT(status == cudaStreamCaptureStatusNone);
+  CHECK(cudaMemcpyAsync(a, in, bytes, cudaMemcpyHostToDevice, s1));
+  CHECK(cudaEventRecord(fork, s1));
+  CHECK(cudaStreamWaitEvent(s2, fork, 0));
+  CHECK(cudaStreamIsCapturing(s2, &status));
+  EXPECT(status == cudaStreamCaptureStatusActive);
+  CHECK(cudaMemsetAsync(b, 0x11, bytes, s2));
+  CHECK(cudaLaunchHostFunc(s2, count_up, &side));
+  CHECK(cudaMemcpyAsync(c, a, bytes, cudaMemcpyDeviceToDevice, s1));
+  CHECK(cudaEventRecord(join, s2));
+  CHECK(cudaStreamWaitEvent(s1, join, 0));
+  CHECK(cudaMemcpyAsync(out_b, b, bytes, cudaMemcpyDeviceToHost, s1));
+  CHECK(cudaMemcpyAsync(out_c, c, bytes, cudaMemcpyDeviceToHost, s1));
+  CHECK(cudaLaunchHostFunc(s1, count_up, &launches));
+  unsigned long long id = 0;
+  cudaGraph_t capturing = nullptr;
+  const cudaGraphNode_t* frontier = nullptr;
+  size_t frontier_size = 0;
+  CHECK(cudaStreamGetCaptureInfo(s1, &status, &id, &capturing, &frontier, nullptr, &frontier_size));
+  EXPECT(status == cudaStreamCaptureStatusActive && capturing != nullptr && frontier_size == 1);
+  cudaGraphNodeType last_type;
+  CHECK(cudaGraphNodeGetType(frontier[0], &last_type));
+  EXPECT(last_type == cudaGraphNodeTypeHost);
+  cudaGraph_t graph;
+  CHECK(cudaStreamEndCapture(s1, &graph));
+  CHECK(cudaStreamIsCapturing(s2, &status));
+  EXPECT(status == cudaStreamCaptureStatusNone);
+  EXPECT(launches == 0 && side == 0); // captured, not run
+
+  size_t count = 0;
+  CHECK(cudaGraphGetNodes(graph, nullptr, &count));
+  EXPECT(count == 7);
+  std::vector<cudaGraphNode_t> nodes(count);
+  CHECK(cudaGraphGetNodes(graph, nodes.data(), &count));
+  int memcpys = 0, memsets = 0, hosts = 0;
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type;
+    CHECK(cudaGraphNodeGetType(node, &type));
+    memcpys += type == cudaGraphNodeTypeMemcpy;
+    memsets += type == cudaGraphNodeTypeMemset;
+    hosts += type == cudaGraphNodeTypeHost;
+  }
+  EXPECT(memcpys == 4 && memsets == 1 && hosts == 2);
+  CHECK(cudaGraphGetRootNodes(graph, nullptr, &count));
+  EXPECT(count == 1);
+
+  cudaGraphExec_t exec;
+  CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  for (int round = 0; round < 3; ++round) {
+    for (size_t i = 0; i < n; ++i)
+      in[i] = int(i) * 7 + round;
+    std::memset(out_b, 0, bytes);
+    std::memset(out_c, 0, bytes);
+    CHECK(cudaGraphLaunch(exec, s1));
+    CHECK(cudaStreamSynchronize(s1));
+    bool ok = true;
+    for (size_t i = 0; i < n; ++i)
+      ok = ok && out_c[i] == int(i) * 7 + round;
+    EXPECT(ok);
+    EXPECT(all_equal(out_b, n, 0x11111111));
+    EXPECT(launches == round + 1 && side == round + 1);
+  }
+  // Launches on another stream are ordered the same way.
+  CHECK(cudaGraphLaunch(exec, s2));
+  CHECK(cudaGraphLaunch(exec, s2));
+  CHECK(cudaStreamSynchronize(s2));
+  EXPECT(launches == 5 && side == 5);
+
+  CHECK(cudaGraphExecDestroy(exec));
+  CHECK(cudaGraphDestroy(graph));
+  CHECK(cudaEventDestroy(fork));
+  CHECK(cudaEventDestroy(join));
+  CHECK(cudaStreamDestroy(s1));
+  CHECK(cudaStreamDestroy(s2));
+  CHECK(cudaFree(a));
+  CHECK(cudaFree(b));
+  CHECK(cudaFree(c));
+  CHECK(cudaFreeHost(in));
+  CHECK(cudaFreeHost(out_b));
+  CHECK(cudaFreeHost(out_c));
+  return 0;
+}
+
+// memset(d, value) -> memcpy(host <- d) -> host(count); an empty node after both
+// the memset and a second host node.
+static int build_graph(cudaGraph_t* out, int* d, int* host, size_t n, int value, int* counter,
+                       cudaGraphNode_t* memset_node, cudaGraphNode_t* host_node) {
+  cudaGraph_t g;
+  CHECK(cudaGraphCreate(&g, 0));
+  cudaMemsetParams ms = {};
+  ms.dst = d;
+  ms.value = unsigned(value);
+  ms.elementSize = 4;
+  ms.width = n;
+  ms.height = 1;
+  CHECK(cudaGraphAddMemsetNode(memset_node, g, nullptr, 0, &ms));
+  cudaGraphNode_t copy;
+  CHECK(cudaGraphAddMemcpyNode1D(&copy, g, memset_node, 1, host, d, n * sizeof(int),
+                                 cudaMemcpyDeviceToHost));
+  cudaHostNodeParams hp = {count_up, counter};
+  CHECK(cudaGraphAddHostNode(host_node, g, nullptr, 0, &hp));
+  CHECK(cudaGraphAddDependencies(g, &copy, host_node, nullptr, 1));
+  cudaGraphNode_t other, empty;
+  CHECK(cudaGraphAddHostNode(&other, g, nullptr, 0, &hp));
+  cudaGraphNode_t before_empty[] = {*memset_node, other};
+  CHECK(cudaGraphAddEmptyNode(&empty, g, before_empty, 2));
+  *out = g;
+  return 0;
+}
+
+static int explicit_graph() {
+  const size_t n = 1000;
+  int *d, *host;
+  CHECK(cudaMalloc(&d, n * sizeof(int)));
+  CHECK(cudaMallocHost(&host, n * sizeof(int)));
+  cudaStream_t s;
+  CHECK(cudaStreamCreate(&s));
+  int counter = 0;
+  cudaGraph_t g;
+  cudaGraphNode_t memset_node, host_node;
+  if (build_graph(&g, d, host, n, 42, &counter, &memset_node, &host_node)) return 1;
+
+  size_t count = 0;
+  CHECK(cudaGraphGetNodes(g, nullptr, &count));
+  EXPECT(count == 5);
+  CHECK(cudaGraphGetRootNodes(g, nullptr, &count));
+  EXPECT(count == 2);
+  CHECK(cudaGraphGetEdges(g, nullptr, nullptr, nullptr, &count));
+  EXPECT(count == 4);
+  cudaMemsetParams got = {};
+  CHECK(cudaGraphMemsetNodeGetParams(memset_node, &got));
+  EXPECT(got.value == 42 && got.width == n && got.elementSize == 4);
+  cudaHostNodeParams hp = {};
+  CHECK(cudaGraphHostNodeGetParams(host_node, &hp));
+  EXPECT(hp.fn == count_up && hp.userData == &counter);
+
+  cudaGraphExec_t exec;
+  CHECK(cudaGraphInstantiate(&exec, g, 0));
+  for (int round = 0; round < 2; ++round) {
+    std::memset(host, 0, n * sizeof(int));
+    CHECK(cudaGraphLaunch(exec, s));
+    CHECK(cudaStreamSynchronize(s));
+    EXPECT(all_equal(host, n, 42));
+  }
+  EXPECT(counter == 4); // two host nodes, two launches
+
+  // A clone knows its original's nodes.
+  cudaGraph_t clone;
+  CHECK(cudaGraphClone(&clone, g));
+  cudaGraphNode_t cloned_memset;
+  CHECK(cudaGraphNodeFindInClone(&cloned_memset, memset_node, clone));
+  CHECK(cudaGraphMemsetNodeGetParams(cloned_memset, &got));
+  EXPECT(got.value == 42);
+
+  // Same topology, new parameters: the update takes them.
+  cudaGraph_t g2;
+  cudaGraphNode_t memset2, host2;
+  int counter2 = 0;
+  if (build_graph(&g2, d, host, n, 7, &counter2, &memset2, &host2)) return 1;
+  cudaGraphExecUpdateResultInfo info;
+  CHECK(cudaGraphExecUpdate(exec, g2, &info));
+  EXPECT(info.result == cudaGraphExecUpdateSuccess);
+  CHECK(cudaGraphLaunch(exec, s));
+  CHECK(cudaStreamSynchronize(s));
+  EXPECT(all_equal(host, n, 7));
+  EXPECT(counter == 4 && counter2 == 2);
+
+  // Node parameters of the executable graph alone.
+  cudaHostNodeParams ten = {add_ten, &counter};
+  CHECK(cudaGraphExecHostNodeSetParams(exec, host_node, &ten));
+  cudaMemsetParams ms = {};
+  ms.dst = d;
+  ms.value = 9;
+  ms.elementSize = 4;
+  ms.width = n;
+  ms.height = 1;
+  CHECK(cudaGraphExecMemsetNodeSetParams(exec, memset_node, &ms));
+  CHECK(cudaGraphLaunch(exec, s));
+  CHECK(cudaStreamSynchronize(s));
+  EXPECT(all_equal(host, n, 9));
+  EXPECT(counter == 14 && counter2 == 3);
+  CHECK(cudaGraphMemsetNodeGetParams(memset_node, &got));
+  EXPECT(got.value == 42); // the graph itself is unchanged
+
+  // A different topology cannot be taken.
+  cudaGraphNode_t extra;
+  CHECK(cudaGraphAddEmptyNode(&extra, g2, nullptr, 0));
+  cudaError_t err = cudaGraphExecUpdate(exec, g2, &info);
+  EXPECT(err == cudaErrorGraphExecUpdateFailure);
+  EXPECT(info.result == cudaGraphExecUpdateErrorTopologyChanged);
+  cudaGetLastError();
+
+  // A child graph runs inside its parent.
+  cudaGraph_t parent;
+  CHECK(cudaGraphCreate(&parent, 0));
+  cudaGraphNode_t child_node;
+  CHECK(cudaGraphAddChildGraphNode(&child_node, parent, nullptr, 0, clone));
+  cudaGraphExec_t parent_exec;
+  CHECK(cudaGraphInstantiate(&parent_exec, parent, 0));
+  std::memset(host, 0, n * sizeof(int));
+  CHECK(cudaGraphLaunch(parent_exec, s));
+  CHECK(cudaStreamSynchronize(s));
+  EXPECT(all_equal(host, n, 42));
+  EXPECT(counter == 16);
+
+  CHECK(cudaGraphExecDestroy(parent_exec));
+  CHECK(cudaGraphExecDestroy(exec));
+  CHECK(cudaGraphDestroy(parent));
+  CHECK(cudaGraphDestroy(clone));
+  CHECK(cudaGraphDestroy(g2));
+  CHECK(cudaGraphDestroy(g));
+  CHECK(cudaStreamDestroy(s));
+  CHECK(cudaFree(d));
+  CHECK(cudaFreeHost(host));
+  return 0;
+}
+
+static int capture_errors() {
+  cudaStream_t s;
+  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  int* d;
+  CHECK(cudaMalloc(&d, 256));
+  int host[64] = {};
+
+  // Synchronising a capturing stream is not allowed and ends the capture's validity.
+  CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  CHECK(cudaMemsetAsync(d, 0, 256, s));
+  EXPECT(cudaStreamSynchronize(s) == cudaErrorStreamCaptureUnsupported);
+  cudaStreamCaptureStatus status;
+  CHECK(cudaStreamIsCapturing(s, &status));
+  EXPECT(status == cudaStreamCaptureStatusInvalidated);
+  cudaGraph_t graph = nullptr;
+  EXPECT(cudaStreamEndCapture(s, &graph) == cudaErrorStreamCaptureInvalidated);
+  EXPECT(graph == nullptr);
+  cudaGetLastError();
+
+  // A synchronous copy elsewhere during a global-mode capture is not allowed either.
+  CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  EXPECT(cudaMemcpy(host, d, sizeof host, cudaMemcpyDeviceToHost) ==
+         cudaErrorStreamCaptureUnsupported);
+  EXPECT(cudaStreamEndCapture(s, &graph) == cudaErrorStreamCaptureInvalidated);
+  cudaGetLastError();
+
+  // Ending a capture that was never begun.
+  EXPECT(cudaStreamEndCapture(s, &graph) != cudaSuccess);
+  cudaGetLastError();
+
+  // The thread's capture interaction mode.
+  cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
+  EXPECT(mode == cudaStreamCaptureModeGlobal);
+  CHECK(cudaThreadExchangeStreamCaptureMode(&mode));
+  EXPECT(mode == cudaStreamCaptureModeRelaxed);
+
+  // After all this the stream works normally.
+  CHECK(cudaMemsetAsync(d, 0x22, 256, s));
+  CHECK(cudaMemcpyAsync(host, d, sizeof host, cudaMemcpyDeviceToHost, s));
+  CHECK(cudaStreamSynchronize(s));
+  EXPECT(all_equal(host, 64, 0x22222222));
+  CHECK(cudaFree(d));
+  CHECK(cudaStreamDestroy(s));
+  return 0;
+}
+
+int main() {
+  if (captured_graph() || explicit_graph() || capture_errors()) return 1;
+  if (failures) {
+    fprintf(stderr, "%d checks failed\n", failures);
+    return 1;
+  }
+  printf("graphs: all checks passed\n");
+  return 0;
+}
