@@ -7,6 +7,7 @@
 #include "driver/impl_common.h"
 #include "runtime/graph.h"
 #include "runtime/memory.h"
+#include "runtime/mempool.h"
 #include "runtime/stream.h"
 
 namespace mimic::driver::impl {
@@ -395,7 +396,7 @@ CUresult pointer_attribute(void* data, CUpointer_attribute attribute, CUdevicept
   case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
     if (!a)
       return CUDA_ERROR_INVALID_VALUE;
-    *static_cast<CUmemoryPool*>(data) = nullptr;
+    *static_cast<CUmemoryPool*>(data) = runtime::to_handle(runtime::pool_of(ptr(CUdeviceptr(a->base))));
     return CUDA_SUCCESS;
   default:
     return CUDA_ERROR_INVALID_VALUE;

@@ -2,6 +2,7 @@
 // trimming) is in runtime/mempool.h; here arguments, handles and streams are checked.
 #include "driver/driver_impl.h"
 #include "driver/impl_common.h"
+#include "runtime/graph.h"
 #include "runtime/memory.h"
 #include "runtime/mempool.h"
 #include "runtime/stream.h"
@@ -20,11 +21,19 @@ CUresult stream_for(CUstream h, bool per_thread, runtime::Context*& c, runtime::
   return s ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
+// Stream-ordered allocation in a captured graph needs allocation nodes, which Mimic's
+// graphs do not have yet.
+CUresult check_not_capturing(runtime::Stream* s) {
+  if (runtime::capture_info(s).status == CU_STREAM_CAPTURE_STATUS_NONE) return CUDA_SUCCESS;
+  return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+}
+
 CUresult allocate(CUdeviceptr* out, size_t bytes, runtime::MemPool* pool, CUstream h,
                   bool per_thread) {
   runtime::Context* c;
   runtime::Stream* s;
   if (CUresult r = stream_for(h, per_thread, c, s)) return r;
+  if (CUresult r = check_not_capturing(s)) return r;
   if (!out || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
   if (!pool) pool = runtime::current_pool(*c->device);
   if (pool->device != c->device) return CUDA_ERROR_INVALID_VALUE;
@@ -41,6 +50,7 @@ CUresult free_async(CUdeviceptr p, CUstream h, bool per_thread) {
   runtime::Context* c;
   runtime::Stream* s;
   if (CUresult r = stream_for(h, per_thread, c, s)) return r;
+  if (CUresult r = check_not_capturing(s)) return r;
   if (p == 0) return CUDA_ERROR_INVALID_VALUE;
   if (runtime::pool_of(ptr(p))) return runtime::pool_free(ptr(p), s);
   auto a = runtime::find_allocation(ptr(p));
