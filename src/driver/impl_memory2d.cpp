@@ -98,8 +98,11 @@ CUresult resolve_side(const CopySide& side, const runtime::CopyExtent& e, Region
   if (side.type == CU_MEMORYTYPE_UNIFIED &&
       !runtime::find_allocation(reinterpret_cast<void*>(out.region.start)))
     out.region.device = false;
+  // Host rows outside one pinned block may be gone when the caller returns.
+  size_t span = 0;
   if (!out.region.device)
-    out.pageable_host = !is_pinned_host(reinterpret_cast<void*>(out.region.start), e.width_bytes);
+    out.pageable_host = !runtime::region_span(out.region, e, span) ||
+                        !is_pinned_host(reinterpret_cast<void*>(out.region.start), span);
   return CUDA_SUCCESS;
 }
 

@@ -91,6 +91,20 @@ static int pitched_2d() {
   CHECK(cudaStreamSynchronize(s));
   CHECK(cudaMemcpy2D(back.data(), width_bytes, other, other_pitch, width_bytes, height, cudaMemcpyDeviceToHost));
   EXPECT(memcmp(back.data(), raw.data(), 8) == 0 && back[width * height - 1] == host[width * height - 1]);
+  // Pinned host memory: the copies really run on the stream, after the caller returns.
+  float *pinned_in, *pinned_out;
+  CHECK(cudaMallocHost(&pinned_in, width_bytes * height));
+  CHECK(cudaMallocHost(&pinned_out, width_bytes * height));
+  memcpy(pinned_in, host.data(), width_bytes * height);
+  memset(pinned_out, 0, width_bytes * height);
+  CHECK(cudaMemcpy2DAsync(other, other_pitch, pinned_in, width_bytes, width_bytes, height, cudaMemcpyHostToDevice,
+                          s));
+  CHECK(cudaMemcpy2DAsync(pinned_out, width_bytes, other, other_pitch, width_bytes, height,
+                          cudaMemcpyDeviceToHost, s));
+  CHECK(cudaStreamSynchronize(s));
+  EXPECT(memcmp(pinned_out, host.data(), width_bytes * height) == 0);
+  CHECK(cudaFreeHost(pinned_in));
+  CHECK(cudaFreeHost(pinned_out));
   CHECK(cudaStreamDestroy(s));
 
   // Rows that leave the allocation, a wild device pointer, a pitch narrower than a row.
