@@ -3,7 +3,8 @@
 #   1. the release build's ctest suite (unit tests, the toolkit PTX corpus round trip,
 #      ptxas acceptance of printed PTX, PTX ISA syntax coverage);
 #   2. the unit and syntax tests again under AddressSanitizer + UndefinedBehaviorSanitizer;
-#   3. each libFuzzer target for a short time (FUZZ_SECONDS, default 60).
+#   3. the runtime and driver concurrency tests under ThreadSanitizer;
+#   4. each libFuzzer target for a short time (FUZZ_SECONDS, default 60).
 # Ends with one line 'tests: N passed, M failed'.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -51,6 +52,15 @@ if build build-asan -DCMAKE_BUILD_TYPE=Debug -DMIMIC_SANITIZE=ON -DMIMIC_BUILD_T
   tally_ctest build-asan/ctest.log
 else
   echo "test-all: sanitizer build failed"; failed=$((failed + 1))
+fi
+
+echo "== ThreadSanitizer build: the runtime and the driver from many threads"
+if build build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMIMIC_SANITIZE_THREAD=ON -DMIMIC_BUILD_TESTS=ON -DMIMIC_BUILD_BENCH=OFF; then
+  (cd build-tsan && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+     ctest --output-on-failure -j "$jobs" -R "^(Runtime|Concurrency)\\." 2>&1) | tee build-tsan/ctest.log
+  tally_ctest build-tsan/ctest.log
+else
+  echo "test-all: ThreadSanitizer build failed"; failed=$((failed + 1))
 fi
 
 echo "== fuzzers, ${fuzz_seconds}s each"

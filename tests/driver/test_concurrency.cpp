@@ -1,0 +1,153 @@
+// The driver API from several host threads at once: contexts made current per thread,
+// allocations, copies on private and shared streams, events across threads, module
+// loads. Run under ThreadSanitizer in CI (label `concurrency`).
+#include <atomic>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "libcuda_loader.h"
+
+using namespace mimic::test;
+
+namespace {
+
+struct Api {
+  PFN_cuInit_v2000 init = exported<PFN_cuInit_v2000>("cuInit");
+  PFN_cuDeviceGet_v2000 device_get = exported<PFN_cuDeviceGet_v2000>("cuDeviceGet");
+  PFN_cuDevicePrimaryCtxRetain_v7000 retain = exported<PFN_cuDevicePrimaryCtxRetain_v7000>("cuDevicePrimaryCtxRetain");
+  PFN_cuDevicePrimaryCtxRelease_v11000 release =
+      exported<PFN_cuDevicePrimaryCtxRelease_v11000>("cuDevicePrimaryCtxRelease_v2");
+  PFN_cuCtxSetCurrent_v4000 set_current = exported<PFN_cuCtxSetCurrent_v4000>("cuCtxSetCurrent");
+  PFN_cuMemAlloc_v3020 alloc = exported<PFN_cuMemAlloc_v3020>("cuMemAlloc_v2");
+  PFN_cuMemFree_v3020 free = exported<PFN_cuMemFree_v3020>("cuMemFree_v2");
+  PFN_cuMemcpyHtoD_v3020 htod = exported<PFN_cuMemcpyHtoD_v3020>("cuMemcpyHtoD_v2");
+  PFN_cuMemcpyDtoH_v3020 dtoh = exported<PFN_cuMemcpyDtoH_v3020>("cuMemcpyDtoH_v2");
+  PFN_cuMemcpyDtoDAsync_v3020 dtod_async = exported<PFN_cuMemcpyDtoDAsync_v3020>("cuMemcpyDtoDAsync_v2");
+  PFN_cuMemsetD32Async_v3020 memset_async = exported<PFN_cuMemsetD32Async_v3020>("cuMemsetD32Async");
+  PFN_cuStreamCreate_v2000 stream_create = exported<PFN_cuStreamCreate_v2000>("cuStreamCreate");
+  PFN_cuStreamDestroy_v4000 stream_destroy = exported<PFN_cuStreamDestroy_v4000>("cuStreamDestroy_v2");
+  PFN_cuStreamSynchronize_v2000 stream_sync = exported<PFN_cuStreamSynchronize_v2000>("cuStreamSynchronize");
+  PFN_cuStreamWaitEvent_v3020 stream_wait = exported<PFN_cuStreamWaitEvent_v3020>("cuStreamWaitEvent");
+  PFN_cuEventCreate_v2000 event_create = exported<PFN_cuEventCreate_v2000>("cuEventCreate");
+  PFN_cuEventRecord_v2000 event_record = exported<PFN_cuEventRecord_v2000>("cuEventRecord");
+  PFN_cuEventSynchronize_v2000 event_sync = exported<PFN_cuEventSynchronize_v2000>("cuEventSynchronize");
+  PFN_cuEventDestroy_v4000 event_destroy = exported<PFN_cuEventDestroy_v4000>("cuEventDestroy_v2");
+  PFN_cuModuleLoadData_v2000 module_load = exported<PFN_cuModuleLoadData_v2000>("cuModuleLoadData");
+  PFN_cuModuleUnload_v2000 module_unload = exported<PFN_cuModuleUnload_v2000>("cuModuleUnload");
+  PFN_cuModuleGetGlobal_v3020 module_global = exported<PFN_cuModuleGetGlobal_v3020>("cuModuleGetGlobal_v2");
+  PFN_cuCtxSynchronize_v2000 ctx_sync = exported<PFN_cuCtxSynchronize_v2000>("cuCtxSynchronize");
+};
+
+const char* kPtx = ".version 8.0\n.target sm_75\n.address_size 64\n"
+                   ".visible .global .align 4 .u32 value = 99;\n"
+                   ".visible .entry k(.param .u64 p)\n{\n ret;\n}\n";
+
+} // namespace
+
+TEST(Concurrency, ThreadsShareAContextAndItsStreams) {
+  Api api;
+  ASSERT_EQ(api.init(0), CUDA_SUCCESS);
+  CUdevice dev;
+  ASSERT_EQ(api.device_get(&dev, 0), CUDA_SUCCESS);
+  CUcontext ctx;
+  ASSERT_EQ(api.retain(&ctx, dev), CUDA_SUCCESS);
+  ASSERT_EQ(api.set_current(ctx), CUDA_SUCCESS);
+  CUstream shared_stream;
+  ASSERT_EQ(api.stream_create(&shared_stream, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+
+  constexpr int kThreads = 6, kRounds = 40;
+  constexpr size_t kWords = 4096;
+  std::atomic<int> errors{0};
+  auto worker = [&](int id) {
+    auto ok = [&](CUresult r) {
+      if (r != CUDA_SUCCESS)
+        ++errors;
+      return r == CUDA_SUCCESS;
+    };
+    ok(api.set_current(ctx));
+    CUstream own;
+    if (!ok(api.stream_create(&own, 0)))
+      return;
+    CUevent ev;
+    ok(api.event_create(&ev, 0));
+    std::vector<uint32_t> host(kWords), back(kWords);
+    for (int round = 0; round < kRounds; ++round) {
+      CUdeviceptr a = 0, b = 0;
+      if (!ok(api.alloc(&a, kWords * 4)) || !ok(api.alloc(&b, kWords * 4)))
+        return;
+      for (size_t i = 0; i < kWords; ++i)
+        host[i] = uint32_t(id * 1000003 + round * 7919 + int(i));
+      ok(api.htod(a, host.data(), kWords * 4));
+      // Work on the thread's own stream, then on the stream all threads share, ordered
+      // through an event.
+      ok(api.memset_async(b, 0, kWords, own));
+      ok(api.event_record(ev, own));
+      ok(api.stream_wait(shared_stream, ev, 0));
+      ok(api.dtod_async(b, a, kWords * 4, shared_stream));
+      ok(api.event_record(ev, shared_stream));
+      ok(api.event_sync(ev));
+      ok(api.dtoh(back.data(), b, kWords * 4));
+      if (back != host)
+        ++errors;
+      if (round % 10 == 0) {
+        CUmodule m;
+        if (ok(api.module_load(&m, kPtx))) {
+          CUdeviceptr g;
+          size_t size;
+          uint32_t v = 0;
+          ok(api.module_global(&g, &size, m, "value"));
+          ok(api.dtoh(&v, g, 4));
+          if (v != 99)
+            ++errors;
+          ok(api.module_unload(m));
+        }
+      }
+      ok(api.free(a));
+      ok(api.free(b));
+    }
+    ok(api.stream_sync(own));
+    ok(api.event_destroy(ev));
+    ok(api.stream_destroy(own));
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back(worker, t);
+  for (auto& t : threads)
+    t.join();
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_EQ(api.ctx_sync(), CUDA_SUCCESS);
+  EXPECT_EQ(api.stream_destroy(shared_stream), CUDA_SUCCESS);
+  EXPECT_EQ(api.release(dev), CUDA_SUCCESS);
+}
+
+TEST(Concurrency, HandlesDestroyedOnOneThreadAreRejectedOnAnother) {
+  Api api;
+  ASSERT_EQ(api.init(0), CUDA_SUCCESS);
+  CUdevice dev;
+  ASSERT_EQ(api.device_get(&dev, 0), CUDA_SUCCESS);
+  CUcontext ctx;
+  ASSERT_EQ(api.retain(&ctx, dev), CUDA_SUCCESS);
+  ASSERT_EQ(api.set_current(ctx), CUDA_SUCCESS);
+  std::vector<CUstream> streams(64);
+  for (auto& s : streams)
+    ASSERT_EQ(api.stream_create(&s, 0), CUDA_SUCCESS);
+  std::atomic<int> destroyed_twice{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      api.set_current(ctx);
+      for (CUstream s : streams) {
+        CUresult r = api.stream_destroy(s);
+        if (r != CUDA_SUCCESS && r != CUDA_ERROR_INVALID_HANDLE)
+          ++destroyed_twice;
+        api.stream_sync(s); // stale or live: never a crash
+      }
+    });
+  for (auto& t : threads)
+    t.join();
+  EXPECT_EQ(destroyed_twice.load(), 0);
+  for (CUstream s : streams)
+    EXPECT_EQ(api.stream_destroy(s), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(api.release(dev), CUDA_SUCCESS);
+}
