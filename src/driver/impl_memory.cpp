@@ -168,6 +168,9 @@ CUresult cuMemFree_v3020(CUdeviceptr_v2 p) {
     return CUDA_SUCCESS;
   // Freeing waits for the device, as cuMemFree does.
   runtime::synchronize_context(c);
+  // Memory from cuMemAllocAsync may be freed here too; its block goes back to its pool.
+  if (runtime::pool_owns(ptr(p)))
+    return runtime::pool_free_now(ptr(p));
   return runtime::release(ptr(p), {MemoryKind::Device, MemoryKind::Managed});
 }
 

@@ -52,7 +52,7 @@ CUresult free_async(CUdeviceptr p, CUstream h, bool per_thread) {
   if (CUresult r = stream_for(h, per_thread, c, s)) return r;
   if (CUresult r = check_not_capturing(s)) return r;
   if (p == 0) return CUDA_ERROR_INVALID_VALUE;
-  if (runtime::pool_of(ptr(p))) return runtime::pool_free(ptr(p), s);
+  if (runtime::pool_owns(ptr(p))) return runtime::pool_free(ptr(p), s);
   auto a = runtime::find_allocation(ptr(p));
   if (!a || a->base != uintptr_t(p) ||
       (a->kind != runtime::MemoryKind::Device && a->kind != runtime::MemoryKind::Managed))

@@ -196,6 +196,35 @@ MemPool* pool_of(const void* pointer) {
                                                                                     : nullptr;
 }
 
+bool pool_owns(const void* pointer) {
+  auto base = reinterpret_cast<uintptr_t>(pointer);
+  MemPool* pool = nullptr;
+  {
+    PoolRegistry& r = pools();
+    std::lock_guard lock(r.mutex);
+    auto it = r.owners.find(base);
+    if (it == r.owners.end()) return false;
+    pool = it->second;
+  }
+  std::lock_guard lock(pool->mutex);
+  return pool->blocks.count(base) != 0;
+}
+
+CUresult pool_free_now(void* pointer) {
+  MemPool* pool = pool_of(pointer);
+  if (!pool) return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard lock(pool->mutex);
+  auto it = pool->blocks.find(reinterpret_cast<uintptr_t>(pointer));
+  if (it == pool->blocks.end() || it->second.state != MemPool::BlockState::InUse)
+    return CUDA_ERROR_INVALID_VALUE;
+  it->second.state = MemPool::BlockState::Free;
+  it->second.freed_on = nullptr;
+  ++it->second.generation;
+  pool->used -= it->second.size;
+  release_free_blocks(pool, pool->destroyed ? 0 : pool->release_threshold);
+  return CUDA_SUCCESS;
+}
+
 CUresult pool_free(void* pointer, Stream* stream) {
   MemPool* pool = pool_of(pointer);
   if (!pool) return CUDA_ERROR_INVALID_VALUE;

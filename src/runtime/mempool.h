@@ -67,6 +67,10 @@ inline CUmemoryPool to_handle(MemPool* p) {
 Result<void*> pool_allocate(MemPool* pool, Context* context, size_t bytes, Stream* stream);
 // The pool of a live pool allocation (its base address), or nullptr.
 MemPool* pool_of(const void* pointer);
+// Whether `pointer` is the base of a block of a pool, in use or free.
+bool pool_owns(const void* pointer);
+// Returns the block to its pool now (cuMemFree, once the device is idle).
+CUresult pool_free_now(void* pointer);
 // Returns the block to its pool after the work enqueued on `stream` so far;
 // CUDA_ERROR_INVALID_VALUE when `pointer` is not a live pool allocation.
 CUresult pool_free(void* pointer, Stream* stream);

@@ -143,9 +143,18 @@ TEST(MemPools, SameStreamReusesAFreedBlockAtOnce) {
     std::lock_guard lock(p->mutex);
     EXPECT_EQ(p->used_high, 4096u);
   }
+  // Freed at once (cuMemFree): no stream involved.
+  auto now = pool_allocate(p, c, 4000, s.value());
+  ASSERT_TRUE(now);
+  EXPECT_TRUE(pool_owns(now.value()));
+  EXPECT_EQ(pool_free_now(now.value()), CUDA_SUCCESS);
+  EXPECT_TRUE(pool_owns(now.value())); // free, but still the pool's
+  EXPECT_EQ(pool_of(now.value()), nullptr);
+  EXPECT_EQ(pool_free_now(now.value()), CUDA_ERROR_INVALID_VALUE);
   trim_pool(p, 0);
   EXPECT_EQ(reserved(p), 0u);
   EXPECT_FALSE(find_allocation(a.value()));
+  EXPECT_FALSE(pool_owns(a.value()));
   EXPECT_EQ(destroy_pool(p), CUDA_SUCCESS);
   EXPECT_EQ(find_pool(to_handle(p)), nullptr);
   EXPECT_EQ(destroy_stream(s.value()), CUDA_SUCCESS);
