@@ -226,6 +226,7 @@ CUresult cuMemPoolGetAttribute_v11020(CUmemoryPool pool, CUmemPool_attribute att
   runtime::MemPool* p = nullptr;
   if (CUresult r = pool_handle(pool, p)) return r;
   if (!value) return CUDA_ERROR_INVALID_VALUE;
+  runtime::forget_released_blocks(p);
   std::lock_guard lock(p->mutex);
   auto put_int = [&](bool v) { *static_cast<int*>(value) = v; };
   auto put_u64 = [&](uint64_t v) { *static_cast<cuuint64_t*>(value) = v; };

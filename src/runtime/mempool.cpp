@@ -252,6 +252,19 @@ CUresult pool_free(void* pointer, Stream* stream) {
   return CUDA_SUCCESS;
 }
 
+void forget_released_blocks(MemPool* pool) {
+  std::lock_guard lock(pool->mutex);
+  for (auto it = pool->blocks.begin(); it != pool->blocks.end();) {
+    if (block_alive(it->first, it->second)) {
+      ++it;
+      continue;
+    }
+    pool->reserved -= it->second.size;
+    if (it->second.state == MemPool::BlockState::InUse) pool->used -= it->second.size;
+    it = pool->blocks.erase(it);
+  }
+}
+
 void trim_pool(MemPool* pool, size_t keep) {
   std::lock_guard lock(pool->mutex);
   release_free_blocks(pool, keep);

@@ -74,6 +74,9 @@ CUresult pool_free_now(void* pointer);
 // Returns the block to its pool after the work enqueued on `stream` so far;
 // CUDA_ERROR_INVALID_VALUE when `pointer` is not a live pool allocation.
 CUresult pool_free(void* pointer, Stream* stream);
+// Forgets blocks whose memory went away with their context (context destruction, primary
+// context reset), so that the statistics tell the truth; the pool's mutex is not held.
+void forget_released_blocks(MemPool* pool);
 // Releases free blocks until the pool holds at most `keep` bytes.
 void trim_pool(MemPool* pool, size_t keep);
 

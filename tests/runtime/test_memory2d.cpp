@@ -198,6 +198,27 @@ TEST(MemPools, OtherStreamsReuseOnlyCompletedFrees) {
   EXPECT_EQ(destroy_stream(s2.value()), CUDA_SUCCESS);
 }
 
+TEST(MemPools, BlocksOfADestroyedContextLeaveTheStatistics) {
+  auto c = create_context(devices()[0], 0);
+  ASSERT_TRUE(c);
+  auto s = create_stream(c.value(), CU_STREAM_NON_BLOCKING, 0);
+  ASSERT_TRUE(s);
+  CUmemPoolProps props = {};
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.location = {CU_MEM_LOCATION_TYPE_DEVICE, 0};
+  MemPool* p = create_pool(devices()[0], props).value();
+  auto a = pool_allocate(p, c.value(), 4096, s.value());
+  auto b = pool_allocate(p, c.value(), 8192, s.value());
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(pool_free_now(b.value()), CUDA_SUCCESS);
+  EXPECT_EQ(destroy_context(c.value()), CUDA_SUCCESS); // releases both blocks' memory
+  forget_released_blocks(p);
+  EXPECT_EQ(used(p), 0u);
+  EXPECT_EQ(reserved(p), 0u);
+  EXPECT_FALSE(pool_owns(a.value()));
+  EXPECT_EQ(destroy_pool(p), CUDA_SUCCESS);
+}
+
 TEST(Occupancy, MatchesTheCalculatorOnAnAmpereLikeDevice) {
   DeviceProperties d; // defaults: sm_86-like
   KernelResources k;
