@@ -4,6 +4,7 @@
 // allocation registry before any byte moves, so a wild pointer is CUDA_ERROR_INVALID_VALUE.
 #include "driver/driver_impl.h"
 #include "driver/impl_common.h"
+#include "driver/impl_copy.h"
 #include "runtime/array.h"
 #include "runtime/memory.h"
 #include "runtime/pitched.h"
@@ -112,23 +113,38 @@ CUresult stream_for(CUstream h, bool per_thread, runtime::Context*& c, runtime::
   return s ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
-// Copies synchronously unless `async` and neither side is pageable host memory.
-CUresult copy(const CopyRequest& request, CUstream h, bool per_thread, bool async) {
-  runtime::Context* c;
-  runtime::Stream* s;
-  if (CUresult r = stream_for(h, per_thread, c, s)) return r;
-  if (request.extent.empty()) return CUDA_SUCCESS;
+// The work of a checked copy, and whether a side is pageable host memory.
+CUresult prepare_copy(const CopyRequest& request, runtime::Context* c, runtime::Work& work,
+                      bool& pageable_host) {
+  pageable_host = false;
+  if (request.extent.empty()) {
+    work = [] { return CUDA_SUCCESS; };
+    return CUDA_SUCCESS;
+  }
   Region dst, src;
   if (CUresult r = resolve_side(request.dst, request.extent, dst)) return r;
   if (CUresult r = resolve_side(request.src, request.extent, src)) return r;
   if (CUresult r = runtime::check_region(dst.region, request.extent)) return r;
   if (CUresult r = runtime::check_region(src.region, request.extent)) return r;
   runtime::Backend* backend = &c->device->backend();
-  auto work = [backend, d = dst.region, sr = src.region, e = request.extent] {
+  work = [backend, d = dst.region, sr = src.region, e = request.extent] {
     return runtime::copy_pitched(*backend, d, sr, e) ? CUDA_SUCCESS : CUDA_ERROR_UNKNOWN;
   };
-  if (!async || dst.pageable_host || src.pageable_host) return runtime::submit_and_wait(s, work);
-  runtime::submit(s, work);
+  pageable_host = dst.pageable_host || src.pageable_host;
+  return CUDA_SUCCESS;
+}
+
+// Copies synchronously unless `async` and neither side is pageable host memory.
+CUresult copy(const CopyRequest& request, CUstream h, bool per_thread, bool async) {
+  runtime::Context* c;
+  runtime::Stream* s;
+  if (CUresult r = stream_for(h, per_thread, c, s)) return r;
+  if (request.extent.empty()) return CUDA_SUCCESS;
+  runtime::Work work;
+  bool pageable_host = false;
+  if (CUresult r = prepare_copy(request, c, work, pageable_host)) return r;
+  if (!async || pageable_host) return runtime::submit_and_wait(s, std::move(work));
+  runtime::submit(s, std::move(work));
   return CUDA_SUCCESS;
 }
 
@@ -227,6 +243,20 @@ CUresult fill_2d(CUdeviceptr dst, size_t pitch, uint32_t value, size_t element, 
 }
 
 } // namespace
+
+} // namespace mimic::driver::impl
+
+namespace mimic::driver {
+
+CUresult prepare_copy_3d(runtime::Context* c, const CUDA_MEMCPY3D& p, runtime::Work& work) {
+  if (p.reserved0 || p.reserved1) return CUDA_ERROR_INVALID_VALUE;
+  bool pageable_host = false;
+  return impl::prepare_copy(impl::from_3d(&p), c, work, pageable_host);
+}
+
+} // namespace mimic::driver
+
+namespace mimic::driver::impl {
 
 // ---- 2D and 3D copies
 
