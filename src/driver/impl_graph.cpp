@@ -2,7 +2,9 @@
 // work, instantiating, launching and updating them. The runtime (runtime/graph.h) keeps
 // the structure; this file validates arguments and builds each node's work.
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "driver/driver_impl.h"
 #include "driver/impl_common.h"
@@ -429,6 +431,72 @@ CUresult update_capture(CUstream h, CUgraphNode* deps, const CUgraphEdgeData* ed
 
 CUresult is_capturing(CUstream h, CUstreamCaptureStatus* status, bool per_thread) {
   return capture_info(h, per_thread, status, nullptr, nullptr, nullptr, nullptr, nullptr);
+}
+
+// A node from the generic parameters of cuGraphAddNode / cuGraphNodeSetParams.
+CUresult node_from_params(const CUgraphNodeParams* p, GraphNode& node) {
+  if (!p) return CUDA_ERROR_INVALID_VALUE;
+  switch (p->type) {
+  case CU_GRAPH_NODE_TYPE_EMPTY:
+    node = GraphNode{};
+    return CUDA_SUCCESS;
+  case CU_GRAPH_NODE_TYPE_KERNEL: {
+    static_assert(sizeof(CUDA_KERNEL_NODE_PARAMS_v3) == sizeof(CUDA_KERNEL_NODE_PARAMS_v2));
+    CUDA_KERNEL_NODE_PARAMS_v2 v2;
+    std::memcpy(&v2, &p->kernel, sizeof v2);
+    return kernel_params(&v2, node);
+  }
+  case CU_GRAPH_NODE_TYPE_MEMCPY:
+    if (p->memcpy.flags || p->memcpy.reserved) return CUDA_ERROR_INVALID_VALUE;
+    return memcpy_params(&p->memcpy.copyParams, p->memcpy.copyCtx, node);
+  case CU_GRAPH_NODE_TYPE_MEMSET: {
+    const CUDA_MEMSET_NODE_PARAMS_v2& m = p->memset;
+    CUDA_MEMSET_NODE_PARAMS v1{m.dst, m.pitch, m.value, m.elementSize, m.width, m.height};
+    return memset_params(&v1, m.ctx, node);
+  }
+  case CU_GRAPH_NODE_TYPE_HOST: {
+    CUDA_HOST_NODE_PARAMS v1{p->host.fn, p->host.userData};
+    return host_node(&v1, node);
+  }
+  case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+    return event_node(p->eventRecord.event, CU_GRAPH_NODE_TYPE_EVENT_RECORD, node);
+  case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
+    return event_node(p->eventWait.event, CU_GRAPH_NODE_TYPE_WAIT_EVENT, node);
+  case CU_GRAPH_NODE_TYPE_GRAPH: {
+    Graph* child;
+    if (CUresult r = graph_of(p->graph.graph, child)) return r;
+    if (p->graph.ownership != CU_GRAPH_CHILD_GRAPH_OWNERSHIP_CLONE) return CUDA_ERROR_NOT_SUPPORTED;
+    node = GraphNode{};
+    node.type = CU_GRAPH_NODE_TYPE_GRAPH;
+    node.child = runtime::clone_graph(child);
+    return CUDA_SUCCESS;
+  }
+  default:
+    return CUDA_ERROR_NOT_SUPPORTED; // memory, semaphore, batch-op and conditional nodes
+  }
+}
+
+CUresult add_generic(CUgraphNode* out, CUgraph hg, const CUgraphNode* deps,
+                     const CUgraphEdgeData* data, size_t count, CUgraphNodeParams* p) {
+  if (CUresult r = check_edge_data(data, count)) return r;
+  GraphNode node;
+  if (CUresult r = node_from_params(p, node)) return r;
+  CUresult r = add(out, hg, deps, count, node);
+  if (r != CUDA_SUCCESS && node.child) runtime::destroy_graph(node.child);
+  return r;
+}
+
+CUresult begin_capture_to_graph(CUstream h, CUgraph hg, const CUgraphNode* deps,
+                                const CUgraphEdgeData* data, size_t count, CUstreamCaptureMode mode,
+                                bool per_thread) {
+  runtime::Stream* s;
+  if (CUresult r = stream_of(h, per_thread, s)) return r;
+  Graph* g;
+  if (CUresult r = graph_of(hg, g)) return r;
+  if (CUresult r = check_edge_data(data, count)) return r;
+  std::vector<GraphNode*> list;
+  if (CUresult r = node_list(deps, count, list)) return r;
+  return runtime::begin_capture(s, mode, g, list);
 }
 
 } // namespace
@@ -950,6 +1018,127 @@ CUresult cuGraphExecEventWaitNodeSetEvent_v11010(CUgraphExec e, CUgraphNode n, C
   GraphNode node;
   CUresult built = event_node(ev, CU_GRAPH_NODE_TYPE_WAIT_EVENT, node);
   return exec_set(e, n, built, node);
+}
+
+// ---- generic node parameters, node enabling, debugging
+
+CUresult cuGraphAddNode_v12020(CUgraphNode* out, CUgraph g, const CUgraphNode* deps, size_t n,
+                               CUgraphNodeParams* p) {
+  return add_generic(out, g, deps, nullptr, n, p);
+}
+CUresult cuGraphAddNode_v12030(CUgraphNode* out, CUgraph g, const CUgraphNode* deps,
+                               const CUgraphEdgeData* data, size_t n, CUgraphNodeParams* p) {
+  return add_generic(out, g, deps, data, n, p);
+}
+
+CUresult cuGraphNodeSetParams_v12020(CUgraphNode h, CUgraphNodeParams* p) {
+  GraphNode* n;
+  if (CUresult r = node_of(h, n)) return r;
+  if (!p || p->type != n->type) return CUDA_ERROR_INVALID_VALUE;
+  if (p->type == CU_GRAPH_NODE_TYPE_GRAPH) return CUDA_ERROR_NOT_SUPPORTED;
+  GraphNode node;
+  if (CUresult r = node_from_params(p, node)) return r;
+  assign(n, std::move(node));
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphExecNodeSetParams_v12020(CUgraphExec e, CUgraphNode n, CUgraphNodeParams* p) {
+  if (p && p->type == CU_GRAPH_NODE_TYPE_GRAPH) return CUDA_ERROR_NOT_SUPPORTED;
+  GraphNode node;
+  CUresult built = node_from_params(p, node);
+  return exec_set(e, n, built, node);
+}
+
+CUresult cuStreamBeginCaptureToGraph_v12030(CUstream h, CUgraph g, const CUgraphNode* deps,
+                                            const CUgraphEdgeData* data, size_t n,
+                                            CUstreamCaptureMode mode) {
+  return begin_capture_to_graph(h, g, deps, data, n, mode, false);
+}
+CUresult cuStreamBeginCaptureToGraph_v12030_ptsz(CUstream h, CUgraph g, const CUgraphNode* deps,
+                                                 const CUgraphEdgeData* data, size_t n,
+                                                 CUstreamCaptureMode mode) {
+  return begin_capture_to_graph(h, g, deps, data, n, mode, true);
+}
+
+CUresult cuGraphNodeSetEnabled_v11060(CUgraphExec he, CUgraphNode hn, unsigned int enabled) {
+  GraphExec* e;
+  if (CUresult r = exec_of(he, e)) return r;
+  GraphNode* n;
+  if (CUresult r = node_of(hn, n)) return r;
+  // CUDA lets only kernel, memcpy and memset nodes be disabled.
+  if (n->type != CU_GRAPH_NODE_TYPE_KERNEL && n->type != CU_GRAPH_NODE_TYPE_MEMCPY &&
+      n->type != CU_GRAPH_NODE_TYPE_MEMSET)
+    return CUDA_ERROR_INVALID_VALUE;
+  return runtime::set_exec_node_enabled(e, n, enabled != 0);
+}
+
+CUresult cuGraphNodeGetEnabled_v11060(CUgraphExec he, CUgraphNode hn, unsigned int* enabled) {
+  GraphExec* e;
+  if (CUresult r = exec_of(he, e)) return r;
+  GraphNode* n;
+  if (CUresult r = node_of(hn, n)) return r;
+  if (!enabled) return CUDA_ERROR_INVALID_VALUE;
+  bool on = true;
+  if (CUresult r = runtime::exec_node_enabled(e, n, on)) return r;
+  *enabled = on ? 1 : 0;
+  return CUDA_SUCCESS;
+}
+
+namespace {
+
+const char* type_name(CUgraphNodeType type) {
+  switch (type) {
+  case CU_GRAPH_NODE_TYPE_KERNEL:
+    return "kernel";
+  case CU_GRAPH_NODE_TYPE_MEMCPY:
+    return "memcpy";
+  case CU_GRAPH_NODE_TYPE_MEMSET:
+    return "memset";
+  case CU_GRAPH_NODE_TYPE_HOST:
+    return "host";
+  case CU_GRAPH_NODE_TYPE_GRAPH:
+    return "graph";
+  case CU_GRAPH_NODE_TYPE_EMPTY:
+    return "empty";
+  case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
+    return "event wait";
+  case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+    return "event record";
+  default:
+    return "node";
+  }
+}
+
+void print_dot(FILE* out, const Graph* g, const std::string& prefix) {
+  for (size_t i = 0; i < g->nodes.size(); ++i) {
+    const GraphNode* n = g->nodes[i];
+    std::string id = prefix + std::to_string(i);
+    if (n->child) {
+      fprintf(out, "subgraph cluster_%s {\n label=\"graph node %s\";\n", id.c_str(), id.c_str());
+      print_dot(out, n->child, id + "_");
+      fprintf(out, "}\n");
+    }
+    fprintf(out, "\"%s\" [label=\"%s %s\"];\n", id.c_str(), type_name(n->type), id.c_str());
+    for (const GraphNode* d : n->dependencies) {
+      size_t j = size_t(std::find(g->nodes.begin(), g->nodes.end(), d) - g->nodes.begin());
+      fprintf(out, "\"%s%zu\" -> \"%s\";\n", prefix.c_str(), j, id.c_str());
+    }
+  }
+}
+
+} // namespace
+
+CUresult cuGraphDebugDotPrint_v11030(CUgraph hg, const char* path, unsigned int flags) {
+  (void)flags; // every level of detail prints the structure
+  Graph* g;
+  if (CUresult r = graph_of(hg, g)) return r;
+  if (!path) return CUDA_ERROR_INVALID_VALUE;
+  FILE* out = std::fopen(path, "w");
+  if (!out) return CUDA_ERROR_OPERATING_SYSTEM;
+  fprintf(out, "digraph mimic_graph {\n");
+  print_dot(out, g, "n");
+  fprintf(out, "}\n");
+  return std::fclose(out) == 0 ? CUDA_SUCCESS : CUDA_ERROR_OPERATING_SYSTEM;
 }
 
 } // namespace mimic::driver::impl

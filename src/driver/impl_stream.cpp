@@ -22,6 +22,14 @@ CUresult stream_of(CUstream h, bool per_thread, runtime::Stream*& s) {
   return s ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
+runtime::GraphNode event_node(CUgraphNodeType type, runtime::Event* event) {
+  runtime::GraphNode node;
+  node.type = type;
+  node.event = event;
+  node.context = event->context;
+  return node;
+}
+
 CUresult create(CUstream* ph, unsigned flags, int priority) {
   runtime::Context* c = nullptr;
   if (CUresult r = current_context(c))
@@ -66,6 +74,8 @@ CUresult wait_event(CUstream h, CUevent e, unsigned flags, bool per_thread) {
     return CUDA_ERROR_INVALID_HANDLE;
   if (flags & ~unsigned(CU_EVENT_WAIT_EXTERNAL))
     return CUDA_ERROR_INVALID_VALUE;
+  if ((flags & CU_EVENT_WAIT_EXTERNAL) && runtime::is_capturing(s))
+    return runtime::capture_node(s, event_node(CU_GRAPH_NODE_TYPE_WAIT_EVENT, ev));
   return runtime::wait_event(s, ev);
 }
 
@@ -80,6 +90,9 @@ CUresult record(CUevent e, CUstream h, unsigned flags, bool per_thread) {
     return CUDA_ERROR_INVALID_VALUE;
   if (ev->context != s->context)
     return CUDA_ERROR_INVALID_HANDLE;
+  // An external record during capture is a node of the graph, not a capture-time marker.
+  if ((flags & CU_EVENT_RECORD_EXTERNAL) && runtime::is_capturing(s))
+    return runtime::capture_node(s, event_node(CU_GRAPH_NODE_TYPE_EVENT_RECORD, ev));
   runtime::record_event(ev, s);
   return CUDA_SUCCESS;
 }

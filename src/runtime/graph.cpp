@@ -234,7 +234,7 @@ CUresult launch_graph(GraphExec* exec, Stream* stream) {
   std::vector<std::pair<Stream*, uint64_t>> after;
   std::vector<Event*> recorded;
   for (const GraphExec::Step& s : steps) {
-    if (!s.event) continue;
+    if (!s.event || !s.enabled) continue;
     if (s.type == CU_GRAPH_NODE_TYPE_EVENT_RECORD) {
       recorded.push_back(s.event);
       continue;
@@ -246,7 +246,7 @@ CUresult launch_graph(GraphExec* exec, Stream* stream) {
   }
   auto run = [steps = std::move(steps)] {
     for (const GraphExec::Step& s : steps) {
-      if (!s.work) continue;
+      if (!s.work || !s.enabled) continue;
       if (CUresult r = s.work(); r != CUDA_SUCCESS) return r;
     }
     return CUDA_SUCCESS;
@@ -294,6 +294,7 @@ CUresult update_exec(GraphExec* exec, Graph* g, CUgraphExecUpdateResult& result,
   for (size_t i = 0; i < steps.size(); ++i) {
     auto it = old_of.find(steps[i].origin);
     steps[i].origin = it != old_of.end() ? it->second : exec->steps[i].origin;
+    steps[i].enabled = exec->steps[i].enabled; // an update keeps nodes disabled
   }
   exec->steps = std::move(steps);
   return CUDA_SUCCESS;
@@ -306,8 +307,30 @@ CUresult set_exec_node(GraphExec* exec, GraphNode* node, const GraphNode& protot
     if (s.type != prototype.type) return CUDA_ERROR_INVALID_VALUE;
     GraphNode copy = prototype;
     copy.type = s.type;
+    bool enabled = s.enabled;
     s = step_of(&copy);
     s.origin = node;
+    s.enabled = enabled;
+    return CUDA_SUCCESS;
+  }
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult set_exec_node_enabled(GraphExec* exec, GraphNode* node, bool enabled) {
+  std::lock_guard lock(exec->mutex);
+  for (GraphExec::Step& s : exec->steps) {
+    if (s.origin != node) continue;
+    s.enabled = enabled;
+    return CUDA_SUCCESS;
+  }
+  return CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult exec_node_enabled(GraphExec* exec, GraphNode* node, bool& enabled) {
+  std::lock_guard lock(exec->mutex);
+  for (const GraphExec::Step& s : exec->steps) {
+    if (s.origin != node) continue;
+    enabled = s.enabled;
     return CUDA_SUCCESS;
   }
   return CUDA_ERROR_INVALID_VALUE;
@@ -323,6 +346,7 @@ struct Capture {
   std::thread::id thread;
   uint64_t id = 0;
   bool invalidated = false;
+  bool owns_graph = true; // false when capturing into the caller's graph
   Stream* origin = nullptr;
 };
 
@@ -414,7 +438,8 @@ bool covered(const std::vector<GraphNode*>& nodes, const std::vector<GraphNode*>
 
 } // namespace
 
-CUresult begin_capture(Stream* s, CUstreamCaptureMode mode) {
+CUresult begin_capture(Stream* s, CUstreamCaptureMode mode, Graph* graph,
+                       const std::vector<GraphNode*>& dependencies) {
   if (s->role == Stream::Role::Legacy) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
   if (mode != CU_STREAM_CAPTURE_MODE_GLOBAL && mode != CU_STREAM_CAPTURE_MODE_THREAD_LOCAL &&
       mode != CU_STREAM_CAPTURE_MODE_RELAXED)
@@ -422,14 +447,18 @@ CUresult begin_capture(Stream* s, CUstreamCaptureMode mode) {
   CaptureState& st = captures();
   std::lock_guard lock(st.mutex);
   if (capture_of(st, s)) return CUDA_ERROR_ILLEGAL_STATE;
+  for (GraphNode* d : dependencies)
+    if (!d || d->graph != graph || !node_registry().find(d)) return CUDA_ERROR_INVALID_VALUE;
   auto* c = new Capture;
-  c->graph = create_graph();
+  c->owns_graph = graph == nullptr;
+  c->graph = graph ? graph : create_graph();
   c->mode = mode;
   c->thread = std::this_thread::get_id();
   c->id = st.next_id++;
   c->origin = s;
   st.captures.push_back(c);
   st.streams[s].capture = c;
+  st.streams[s].frontier = dependencies;
   st.active++;
   return CUDA_SUCCESS;
 }
@@ -451,7 +480,7 @@ CUresult end_capture(Stream* s, Graph** out) {
   bool invalidated = c->invalidated;
   end(st, c);
   if (!joined || invalidated) {
-    destroy_graph(g);
+    if (c->owns_graph) destroy_graph(g);
     return joined ? CUDA_ERROR_STREAM_CAPTURE_INVALIDATED : CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
   }
   *out = g;

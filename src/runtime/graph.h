@@ -62,6 +62,7 @@ struct GraphExec {
     CUgraphNodeType type;
     Work work;
     Event* event;
+    bool enabled = true; // cuGraphNodeSetEnabled
   };
   Context* context = nullptr;
   unsigned long long flags = 0;
@@ -108,10 +109,15 @@ CUresult update_exec(GraphExec* exec, Graph* graph, CUgraphExecUpdateResult& res
 // Replaces the parameters of `node` (a node of the instantiated graph) in `exec` with
 // those of `prototype`, which must have the same type.
 CUresult set_exec_node(GraphExec* exec, GraphNode* node, const GraphNode& prototype);
+// A disabled node does nothing when the graph runs (its dependencies still hold).
+CUresult set_exec_node_enabled(GraphExec* exec, GraphNode* node, bool enabled);
+CUresult exec_node_enabled(GraphExec* exec, GraphNode* node, bool& enabled);
 
 // ---- stream capture
 
-CUresult begin_capture(Stream* stream, CUstreamCaptureMode mode);
+// Captures into a new graph, or into `graph` after `dependencies` (cuStreamBeginCaptureToGraph).
+CUresult begin_capture(Stream* stream, CUstreamCaptureMode mode, Graph* graph = nullptr,
+                       const std::vector<GraphNode*>& dependencies = {});
 // The captured graph; CUDA_ERROR_STREAM_CAPTURE_INVALIDATED (and no graph) when the
 // capture was invalidated.
 CUresult end_capture(Stream* stream, Graph** graph);

@@ -324,8 +324,65 @@ static int capture_errors() {
   return 0;
 }
 
+// Newer entry points: a node from generic parameters, capture into an existing graph,
+// disabling a node of an executable graph.
+static int generic_nodes() {
+  const size_t n = 256, bytes = n * sizeof(int);
+  int *d, *host;
+  CHECK(cudaMalloc(&d, bytes));
+  CHECK(cudaMallocHost(&host, bytes));
+  cudaStream_t s;
+  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  cudaGraph_t g;
+  CHECK(cudaGraphCreate(&g, 0));
+  cudaGraphNodeParams p = {};
+  p.type = cudaGraphNodeTypeMemset;
+  p.memset.dst = d;
+  p.memset.value = 5;
+  p.memset.elementSize = 4;
+  p.memset.width = n;
+  p.memset.height = 1;
+  cudaGraphNode_t fill;
+  CHECK(cudaGraphAddNode(&fill, g, nullptr, nullptr, 0, &p));
+  CHECK(cudaStreamBeginCaptureToGraph(s, g, &fill, nullptr, 1, cudaStreamCaptureModeGlobal));
+  CHECK(cudaMemcpyAsync(host, d, bytes, cudaMemcpyDeviceToHost, s));
+  cudaGraph_t same = nullptr;
+  CHECK(cudaStreamEndCapture(s, &same));
+  EXPECT(same == g);
+  size_t count = 0;
+  CHECK(cudaGraphGetNodes(g, nullptr, &count));
+  EXPECT(count == 2);
+  CHECK(cudaGraphGetEdges(g, nullptr, nullptr, nullptr, &count));
+  EXPECT(count == 1);
+
+  cudaGraphExec_t exec;
+  CHECK(cudaGraphInstantiate(&exec, g, 0));
+  CHECK(cudaGraphLaunch(exec, s));
+  CHECK(cudaStreamSynchronize(s));
+  EXPECT(all_equal(host, n, 5));
+  CHECK(cudaMemset(d, 0, bytes));
+  CHECK(cudaGraphNodeSetEnabled(exec, fill, 0));
+  unsigned enabled = 1;
+  CHECK(cudaGraphNodeGetEnabled(exec, fill, &enabled));
+  EXPECT(enabled == 0);
+  CHECK(cudaGraphLaunch(exec, s));
+  CHECK(cudaStreamSynchronize(s));
+  EXPECT(all_equal(host, n, 0));
+  CHECK(cudaGraphNodeSetEnabled(exec, fill, 1));
+  CHECK(cudaGraphLaunch(exec, s));
+  CHECK(cudaStreamSynchronize(s));
+  EXPECT(all_equal(host, n, 5));
+
+  CHECK(cudaGraphExecDestroy(exec));
+  CHECK(cudaGraphDestroy(g));
+  CHECK(cudaStreamDestroy(s));
+  CHECK(cudaFree(d));
+  CHECK(cudaFreeHost(host));
+  return 0;
+}
+
 int main() {
-  if (captured_graph() || explicit_graph() || capture_errors()) return 1;
+  if (captured_graph() || explicit_graph() || capture_errors() || generic_nodes()) return 1;
   if (failures) {
     fprintf(stderr, "%d checks failed\n", failures);
     return 1;
