@@ -8,6 +8,7 @@
 
 #include "driver/driver_impl.h"
 #include "driver/impl_common.h"
+#include "driver/impl_copy.h"
 #include "runtime/graph.h"
 #include "runtime/memory.h"
 #include "runtime/stream.h"
@@ -22,19 +23,6 @@ void* ptr(CUdeviceptr p) {
 
 bool device_range_ok(CUdeviceptr p, size_t bytes) {
   return bytes == 0 || runtime::find_allocation(ptr(p), bytes).has_value();
-}
-
-// The address a CUDA_MEMCPY3D side starts at; nullptr for arrays (not supported here).
-const void* memcpy_base(CUmemorytype type, const void* host, CUdeviceptr device) {
-  switch (type) {
-  case CU_MEMORYTYPE_HOST:
-    return host;
-  case CU_MEMORYTYPE_DEVICE:
-  case CU_MEMORYTYPE_UNIFIED:
-    return ptr(device);
-  default:
-    return nullptr;
-  }
 }
 
 } // namespace
@@ -187,34 +175,14 @@ CUresult memcpy_params(const CUDA_MEMCPY3D* p, CUcontext ctx, GraphNode& node) {
   runtime::Context* c = nullptr;
   if (CUresult r = context_or_current(ctx, c)) return r;
   if (!p) return CUDA_ERROR_INVALID_VALUE;
-  if (p->srcMemoryType == CU_MEMORYTYPE_ARRAY || p->dstMemoryType == CU_MEMORYTYPE_ARRAY)
-    return CUDA_ERROR_NOT_SUPPORTED;
-  auto* src = static_cast<const char*>(memcpy_base(p->srcMemoryType, p->srcHost, p->srcDevice));
-  auto* dst = static_cast<char*>(
-      const_cast<void*>(memcpy_base(p->dstMemoryType, p->dstHost, p->dstDevice)));
-  if (!src || !dst || p->srcLOD || p->dstLOD) return CUDA_ERROR_INVALID_VALUE;
-  size_t width = p->WidthInBytes, height = p->Height ? p->Height : 1,
-         depth = p->Depth ? p->Depth : 1;
-  size_t src_pitch = p->srcPitch ? p->srcPitch : width,
-         dst_pitch = p->dstPitch ? p->dstPitch : width;
-  size_t src_height = p->srcHeight ? p->srcHeight : height,
-         dst_height = p->dstHeight ? p->dstHeight : height;
-  if (src_pitch < width || dst_pitch < width) return CUDA_ERROR_INVALID_VALUE;
-  src += (p->srcZ * src_height + p->srcY) * src_pitch + p->srcXInBytes;
-  dst += (p->dstZ * dst_height + p->dstY) * dst_pitch + p->dstXInBytes;
-  node = memcpy_node(c, dst, src, width);
+  // cuMemcpy3D's own checks and row-wise copy (any memory kind, arrays included).
+  runtime::Work work;
+  if (CUresult r = prepare_copy_3d(c, *p, work)) return r;
+  node = GraphNode{};
+  node.type = CU_GRAPH_NODE_TYPE_MEMCPY;
+  node.context = c;
   node.memcpy = *p;
-  if (height > 1 || depth > 1) {
-    runtime::Backend* backend = &c->device->backend();
-    node.work = [=] {
-      for (size_t z = 0; z < depth; ++z)
-        for (size_t y = 0; y < height; ++y)
-          if (!backend->copy(dst + (z * dst_height + y) * dst_pitch,
-                             src + (z * src_height + y) * src_pitch, width))
-            return CUDA_ERROR_UNKNOWN;
-      return CUDA_SUCCESS;
-    };
-  }
+  node.work = std::move(work);
   return CUDA_SUCCESS;
 }
 

@@ -373,6 +373,31 @@ static int generic_nodes() {
   CHECK(cudaStreamSynchronize(s));
   EXPECT(all_equal(host, n, 5));
 
+  // A pitched copy node: 4 rows of 3 ints out of rows of 8.
+  int* pitched;
+  size_t pitch;
+  CHECK(cudaMallocPitch(&pitched, &pitch, 8 * sizeof(int), 4));
+  CHECK(cudaMemset2D(pitched, pitch, 0x01, 8 * sizeof(int), 4));
+  cudaMemcpy3DParms m = {};
+  m.srcPtr = make_cudaPitchedPtr(pitched, pitch, 8, 4);
+  m.dstPtr = make_cudaPitchedPtr(host, 3 * sizeof(int), 3, 4);
+  m.extent = make_cudaExtent(3 * sizeof(int), 4, 1);
+  m.kind = cudaMemcpyDeviceToHost;
+  cudaGraph_t g3;
+  CHECK(cudaGraphCreate(&g3, 0));
+  cudaGraphNode_t copy;
+  CHECK(cudaGraphAddMemcpyNode(&copy, g3, nullptr, 0, &m));
+  cudaGraphExec_t exec3;
+  CHECK(cudaGraphInstantiate(&exec3, g3, 0));
+  std::memset(host, 0, bytes);
+  CHECK(cudaGraphLaunch(exec3, s));
+  CHECK(cudaStreamSynchronize(s));
+  EXPECT(all_equal(host, 12, 0x01010101));
+  EXPECT(host[12] == 0);
+
+  CHECK(cudaGraphExecDestroy(exec3));
+  CHECK(cudaGraphDestroy(g3));
+  CHECK(cudaFree(pitched));
   CHECK(cudaGraphExecDestroy(exec));
   CHECK(cudaGraphDestroy(g));
   CHECK(cudaStreamDestroy(s));
