@@ -196,7 +196,8 @@ CUresult launch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned b
     node.work = [k] { return run_launch(*k); };
     return runtime::capture_node(s, node);
   }
-  return run_launch(*k);
+  runtime::submit(s, [k] { return run_launch(*k); });
+  return CUDA_SUCCESS;
 }
 
 } // namespace
@@ -208,8 +209,12 @@ namespace mimic::driver {
 CUresult prepare_launch(runtime::Context* c, CUfunction fn, const unsigned grid[3], const unsigned block[3],
                         unsigned shared, void** params, void** extra, runtime::KernelNodeParams& out) {
   auto f = runtime::resolve_function(fn, c);
-  if (!f)
+  if (!f) {
+    // A library that fails to load here (lazily, at its first launch) says why, once.
+    if (f.error().code() && f.error().code() != CUDA_ERROR_INVALID_HANDLE)
+      warn_once("load:" + f.error().message(), f.error().message());
     return f.error().code() ? CUresult(f.error().code()) : CUDA_ERROR_INVALID_HANDLE;
+  }
   const unsigned gx = grid[0], gy = grid[1], gz = grid[2], bx = block[0], by = block[1], bz = block[2];
   const auto& p = c->device->properties();
   const runtime::KernelInfo& k = *f.value()->info;
@@ -265,12 +270,27 @@ CUresult prepare_launch(runtime::Context* c, CUfunction fn, const unsigned grid[
   return CUDA_SUCCESS;
 }
 
+// Runs a prepared launch to completion (called from stream work: a launch's own item or a
+// graph's). A kernel that fails leaves its error on the context, sticky, as on a GPU.
 CUresult run_launch(const runtime::KernelNodeParams& launch) {
-  warn_once("no-codegen",
-            "cannot run kernel '" + launch.kernel_name +
-                "': this build of Mimic parses and validates device code but has no code generator for "
-                "the CPU yet, so kernels do not run (cuLaunchKernel returns CUDA_ERROR_NOT_SUPPORTED)");
-  return CUDA_ERROR_NOT_SUPPORTED;
+  auto f = runtime::resolve_function(launch.function, launch.context);
+  if (!f)
+    return f.error().code() ? CUresult(f.error().code()) : CUDA_ERROR_INVALID_HANDLE;
+  runtime::Module* m = f.value()->module;
+  if (!m->compiled)
+    return CUDA_ERROR_NOT_SUPPORTED;
+  size_t index = size_t(f.value()->info - m->program->kernels.data());
+  runtime::LaunchShape shape;
+  std::copy(launch.grid, launch.grid + 3, shape.grid);
+  std::copy(launch.block, launch.block + 3, shape.block);
+  shape.dynamic_shared_bytes = launch.shared_bytes;
+  const runtime::Device& d = *launch.context->device;
+  CUresult r = d.backend().launch(d.backend_index(), *m->compiled, index, shape, launch.args.data());
+  if (r != CUDA_SUCCESS && r != CUDA_ERROR_NOT_SUPPORTED) {
+    CUresult expected = CUDA_SUCCESS;
+    launch.context->sticky_error.compare_exchange_strong(expected, r);
+  }
+  return r;
 }
 
 } // namespace mimic::driver

@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cuda.h>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +14,20 @@
 #include "support/error.h"
 
 namespace mimic::runtime {
+
+struct Program;
+
+// A program compiled for one backend, with its module's globals bound.
+class CompiledProgram {
+public:
+  virtual ~CompiledProgram() = default;
+};
+
+struct LaunchShape {
+  unsigned grid[3] = {1, 1, 1};
+  unsigned block[3] = {1, 1, 1};
+  size_t dynamic_shared_bytes = 0;
+};
 
 // What a device is, in the terms the CUDA driver API reports. Every CUDA device
 // attribute is derived from these fields (device_attributes.def says how).
@@ -68,6 +84,16 @@ public:
   virtual Status fill(void* dst, uint32_t value, size_t element_size, size_t count) = 0;
   // Waits for all work of the device to finish.
   virtual Status synchronize(size_t device) = 0;
+
+  // Compiles every kernel of `program` (failing as a whole, naming each kernel that cannot
+  // be translated; the error code is the CUresult to report). `globals` maps the
+  // program's global variables to their device addresses in the module being loaded.
+  virtual Result<std::shared_ptr<CompiledProgram>> compile(size_t device, const Program& program,
+                                                           const std::map<std::string, void*, std::less<>>& globals) = 0;
+  // Runs kernel `kernel` (index in Program::kernels) to completion on the calling thread's
+  // behalf. `args` is the packed parameter buffer.
+  virtual CUresult launch(size_t device, CompiledProgram& program, size_t kernel, const LaunchShape& shape,
+                          const void* args) = 0;
 };
 
 // The backends available in this process, created on first use (CPU always; AMD GPU

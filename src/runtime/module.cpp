@@ -73,6 +73,20 @@ Result<Module*> create_module(Context* context, std::shared_ptr<Program> program
     if (Status s = d.backend().copy(mem.address, bytes.data(), g.size); !s)
       return Error(s.error().message(), CUDA_ERROR_UNKNOWN);
   }
+  // Compile for the device: a kernel that cannot be translated fails the load, by name.
+  {
+    std::map<std::string, void*, std::less<>> addresses;
+    for (const auto& [name, mem] : m->globals)
+      addresses[name] = mem.address;
+    const Device& d = *context->device;
+    auto compiled = d.backend().compile(d.backend_index(), *program, addresses);
+    if (!compiled) {
+      for (auto& [name, gm] : m->globals)
+        release(gm.address, {MemoryKind::Device, MemoryKind::Managed});
+      return compiled.error();
+    }
+    m->compiled = std::move(compiled.value());
+  }
   m.release();
   registry<Module>().add(raw);
   for (const auto& f : raw->functions)

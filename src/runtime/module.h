@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/backend.h"
 #include "runtime/context.h"
 #include "runtime/program.h"
 
@@ -38,6 +39,7 @@ struct Module {
     size_t size;
   };
   std::map<std::string, GlobalMemory, std::less<>> globals;
+  std::shared_ptr<CompiledProgram> compiled; // the backend's code for this module
 
   Function* function(std::string_view name) const;
 };

@@ -142,6 +142,25 @@ int main() {
   CHECK(cuEventRecord(done, stream));
   CHECK(cuEventSynchronize(done));
   EXPECT(host[0] == 1.0f && host[1023] == 1.0f);
+  // Launch the PTX kernel: kernelParams, then the same through `extra` (a packed buffer).
+  unsigned n = 1000;
+  float factor = 3.0f;
+  void* args[] = {&buf, &n, &factor};
+  CHECK(cuLaunchKernel(fn, 1, 1, 1, 1024, 1, 1, 0, stream, args, nullptr));
+  struct {
+    CUdeviceptr data;
+    unsigned n;
+    float factor;
+  } packed{buf, 1024, 0.5f};
+  size_t packed_size = sizeof packed;
+  void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &packed, CU_LAUNCH_PARAM_BUFFER_SIZE, &packed_size,
+                   CU_LAUNCH_PARAM_END};
+  CHECK(cuLaunchKernel(fn, 1, 1, 1, 1024, 1, 1, 0, stream, nullptr, extra));
+  CHECK(cuMemcpyDtoHAsync(host, buf, sizeof host, stream));
+  CHECK(cuStreamSynchronize(stream));
+  EXPECT(host[0] == 1.5f && host[999] == 1.5f && host[1000] == 0.5f && host[1023] == 0.5f);
+  EXPECT_RESULT(cuLaunchKernel(fn, 1, 1, 1, 2048, 1, 1, 0, stream, args, nullptr), CUDA_ERROR_INVALID_VALUE);
+
   CUdeviceptr base;
   size_t range = 0;
   CHECK(cuMemGetAddressRange(&base, &range, buf + 100));

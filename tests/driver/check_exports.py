@@ -38,7 +38,8 @@ def dynamic_symbols(lib):
     symbols = set()
     for line in run(["nm", "-D", "--defined-only", lib]).splitlines():
         parts = line.split()
-        if len(parts) == 3:
+        # Lower-case types are local symbols the linker left in .dynsym: not exported.
+        if len(parts) == 3 and parts[1].isupper():
             symbols.add(parts[2].split("@")[0])
     return symbols
 

@@ -7,7 +7,11 @@
 #include <thread>
 #include <unistd.h>
 
+#include "runtime/program.h"
 #include "support/config.h"
+#ifdef MIMIC_HAVE_CODEGEN
+#include "backends/cpu/jit.h"
+#endif
 
 namespace mimic::cpu {
 
@@ -124,6 +128,27 @@ public:
   }
 
   Status synchronize(size_t) override { return {}; }
+
+  Result<std::shared_ptr<runtime::CompiledProgram>> compile(
+      size_t, const runtime::Program& program, const std::map<std::string, void*, std::less<>>& globals) override {
+#ifdef MIMIC_HAVE_CODEGEN
+    return compile_for_cpu(program, globals);
+#else
+    (void)globals;
+    return Error(program.origin + ": this build of Mimic has no code generator (LLVM was not found when it was "
+                                  "built), so kernels cannot run",
+                 CUDA_ERROR_NOT_SUPPORTED);
+#endif
+  }
+
+  CUresult launch(size_t, runtime::CompiledProgram& program, size_t kernel, const runtime::LaunchShape& shape,
+                  const void* args) override {
+#ifdef MIMIC_HAVE_CODEGEN
+    return launch_on_cpu(program, kernel, shape, args);
+#else
+    return CUDA_ERROR_NOT_SUPPORTED;
+#endif
+  }
 
 private:
   runtime::DeviceProperties props_;

@@ -1,0 +1,422 @@
+// Module and function structure of the lowering: registers, labels, operands, addresses.
+// The instructions themselves are in lower_instructions.cpp.
+#include "codegen/lower_impl.h"
+
+#include <charconv>
+
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+namespace mimic::codegen {
+
+using namespace llvm;
+
+// ---------------------------------------------------------------- types
+
+Type* FunctionLowering::type_of(ptx::Modifier t) {
+  LLVMContext& c = ctx();
+  switch (t) {
+  case ptx::Modifier::Pred:
+    return Type::getInt1Ty(c);
+  case ptx::Modifier::F32:
+    return Type::getFloatTy(c);
+  case ptx::Modifier::F64:
+    return Type::getDoubleTy(c);
+  default:
+    break;
+  }
+  unsigned bits = ptx::type_bits(t);
+  if (bits == 0 || bits > 64)
+    return nullptr;
+  return Type::getIntNTy(c, bits < 8 ? 8 : bits);
+}
+
+bool FunctionLowering::is_signed(ptx::Modifier t) {
+  return t == ptx::Modifier::S8 || t == ptx::Modifier::S16 || t == ptx::Modifier::S32 || t == ptx::Modifier::S64;
+}
+
+bool FunctionLowering::is_float(ptx::Modifier t) { return t == ptx::Modifier::F32 || t == ptx::Modifier::F64; }
+
+// ---------------------------------------------------------------- errors
+
+void FunctionLowering::unsupported(const ptx::Instruction& ins, const std::string& what) {
+  std::string text;
+  ptx::print_instruction(text, ins);
+  throw LoweringError{"line " + std::to_string(ins.loc.line) + ": " + what + " (" + text + ")"};
+}
+
+// ---------------------------------------------------------------- registers
+
+void FunctionLowering::declare(const ptx::VarDecl& d) {
+  if (d.space != ptx::Modifier::Reg)
+    return;
+  if (d.has_range)
+    scopes_.back().ranges[d.name] = &d;
+  else
+    scopes_.back().names[d.name] = &d;
+}
+
+FunctionLowering::Register* FunctionLowering::reg(std::string_view name) {
+  for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s) {
+    const ptx::VarDecl* decl = nullptr;
+    if (auto it = s->names.find(name); it != s->names.end()) {
+      decl = it->second;
+    } else if (!s->ranges.empty()) {
+      size_t digits = name.size();
+      while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9')
+        --digits;
+      if (digits > 0 && digits < name.size())
+        if (auto r = s->ranges.find(name.substr(0, digits)); r != s->ranges.end())
+          decl = r->second;
+    }
+    if (!decl)
+      continue;
+    std::string key = std::string(name) + "@" + std::to_string(reinterpret_cast<uintptr_t>(decl));
+    auto& slot = registers_[key];
+    if (!slot.storage) {
+      Type* t = type_of(decl->type);
+      if (!t || decl->vector != ptx::Modifier::None)
+        throw LoweringError{"register '" + std::string(name) + "' has a type the code generator does not handle yet"};
+      IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+      slot.storage = entry.CreateAlloca(t, nullptr, std::string(name));
+      slot.type = t;
+      slot.ptx_type = decl->type;
+      // Registers start as zero (PTX leaves them undefined; zero keeps runs reproducible).
+      entry.CreateStore(Constant::getNullValue(t), slot.storage);
+    }
+    return &slot;
+  }
+  return nullptr;
+}
+
+// ---------------------------------------------------------------- conversions
+
+Value* FunctionLowering::convert(Value* v, Type* to, bool sign_extend) {
+  Type* from = v->getType();
+  if (from == to)
+    return v;
+  unsigned fb = from->getPrimitiveSizeInBits(), tb = to->getPrimitiveSizeInBits();
+  if (fb == tb)
+    return b_.CreateBitCast(v, to);
+  // Different widths: go through integers of each width.
+  Value* as_int = from->isIntegerTy() ? v : b_.CreateBitCast(v, IntegerType::get(ctx(), fb));
+  Type* int_to = to->isIntegerTy() ? to : IntegerType::get(ctx(), tb);
+  Value* resized = fb < tb ? (sign_extend ? b_.CreateSExt(as_int, int_to) : b_.CreateZExt(as_int, int_to))
+                           : b_.CreateTrunc(as_int, int_to);
+  return to->isIntegerTy() ? resized : b_.CreateBitCast(resized, to);
+}
+
+// ---------------------------------------------------------------- operands
+
+Value* FunctionLowering::special_register(const ptx::Operand& op) {
+  std::string_view n = op.name_view();
+  auto xyz = [&](SpecialRegister x) {
+    int c = op.component == ptx::Component::Y ? 1 : op.component == ptx::Component::Z ? 2 : 0;
+    return int(x) + c;
+  };
+  int which = -1;
+  if (n == "%tid")
+    which = xyz(SpecialRegister::TidX);
+  else if (n == "%ntid")
+    which = xyz(SpecialRegister::NtidX);
+  else if (n == "%ctaid")
+    which = xyz(SpecialRegister::CtaidX);
+  else if (n == "%nctaid")
+    which = xyz(SpecialRegister::NctaidX);
+  else if (n == "%laneid")
+    which = int(SpecialRegister::LaneId);
+  else if (n == "%warpid")
+    which = int(SpecialRegister::WarpId);
+  else if (n == "%nwarpid")
+    which = int(SpecialRegister::NWarpId);
+  else if (n == "%smid")
+    which = int(SpecialRegister::SmId);
+  else if (n == "%nsmid")
+    which = int(SpecialRegister::NSmId);
+  else if (n == "%lanemask_eq")
+    which = int(SpecialRegister::LanemaskEq);
+  else if (n == "%lanemask_le")
+    which = int(SpecialRegister::LanemaskLe);
+  else if (n == "%lanemask_lt")
+    which = int(SpecialRegister::LanemaskLt);
+  else if (n == "%lanemask_ge")
+    which = int(SpecialRegister::LanemaskGe);
+  else if (n == "%lanemask_gt")
+    which = int(SpecialRegister::LanemaskGt);
+  else if (n == "%dynamic_smem_size")
+    which = int(SpecialRegister::DynamicSmemSize);
+  else if (n == "%total_smem_size")
+    which = int(SpecialRegister::TotalSmemSize);
+  if (which < 0)
+    return nullptr;
+  return b_.CreateCall(lowering_.sreg_fn(), {state_, b_.getInt32(uint32_t(which))});
+}
+
+Value* FunctionLowering::symbol_address(std::string_view name) {
+  if (auto it = kernel_params_.find(name); it != kernel_params_.end())
+    return b_.CreateGEP(b_.getInt8Ty(), params_, b_.getInt64(it->second));
+  if (GlobalVariable* g = lowering_.global(name))
+    return g;
+  return nullptr;
+}
+
+Value* FunctionLowering::value(const ptx::Instruction& ins, const ptx::Operand& op, Type* want, bool sign_extend) {
+  switch (op.kind) {
+  case ptx::OperandKind::Name: {
+    if (op.component == ptx::Component::None)
+      if (Register* r = reg(op.name_view())) {
+        Value* v = b_.CreateLoad(r->type, r->storage);
+        if (op.negated) {
+          if (!v->getType()->isIntegerTy(1))
+            unsupported(ins, "'!' applies to predicates only");
+          v = b_.CreateNot(v);
+        }
+        if (v->getType()->isIntegerTy(1) && !want->isIntegerTy(1))
+          return convert(b_.CreateZExt(v, b_.getInt32Ty()), want, false);
+        return convert(v, want, sign_extend);
+      }
+    if (Value* s = special_register(op))
+      return convert(s, want, false);
+    if (op.name_view() == "WARP_SZ")
+      return convert(b_.getInt32(32), want, false);
+    if (Value* addr = symbol_address(op.name_view())) {
+      Value* p = op.offset ? b_.CreateGEP(b_.getInt8Ty(), addr, b_.getInt64(uint64_t(op.offset))) : addr;
+      return convert(b_.CreatePtrToInt(p, b_.getInt64Ty()), want, false);
+    }
+    unsupported(ins, "operand '" + std::string(op.name_view()) + "' is not a register or symbol the code generator knows");
+  }
+  case ptx::OperandKind::Int:
+    if (want->isFloatingPointTy())
+      return op.unsigned_literal ? ConstantFP::get(want, double(op.u)) : ConstantFP::get(want, double(op.i));
+    return ConstantInt::get(want, op.u);
+  case ptx::OperandKind::F32: {
+    uint32_t bits = uint32_t(op.u);
+    float f;
+    std::memcpy(&f, &bits, 4);
+    if (want->isFloatTy())
+      return ConstantFP::get(want, APFloat(f));
+    if (want->isDoubleTy())
+      return ConstantFP::get(want, double(f));
+    return ConstantInt::get(want, bits);
+  }
+  case ptx::OperandKind::F64: {
+    double d;
+    std::memcpy(&d, &op.u, 8);
+    if (want->isFloatingPointTy())
+      return ConstantFP::get(want, d);
+    return ConstantInt::get(want, op.u);
+  }
+  case ptx::OperandKind::Decimal:
+    if (want->isFloatingPointTy())
+      return ConstantFP::get(want, op.d);
+    return ConstantInt::get(want, uint64_t(int64_t(op.d)));
+  default:
+    unsupported(ins, "this operand form is not supported yet");
+  }
+}
+
+void FunctionLowering::store(const ptx::Instruction& ins, const ptx::Operand& op, Value* v, bool sign_extend) {
+  if (op.kind == ptx::OperandKind::Sink)
+    return;
+  if (op.kind != ptx::OperandKind::Name || op.component != ptx::Component::None)
+    unsupported(ins, "the destination must be a register");
+  Register* r = reg(op.name_view());
+  if (!r)
+    unsupported(ins, "destination '" + std::string(op.name_view()) + "' is not a declared register");
+  if (r->type->isIntegerTy(1) && !v->getType()->isIntegerTy(1))
+    v = b_.CreateICmpNE(v, Constant::getNullValue(v->getType()));
+  b_.CreateStore(convert(v, r->type, sign_extend), r->storage);
+}
+
+Value* FunctionLowering::address(const ptx::Instruction& ins, const ptx::Operand& op, ptx::Modifier space) {
+  if (op.kind != ptx::OperandKind::Address || op.count != 1)
+    unsupported(ins, "this address form is not supported yet");
+  const ptx::Operand& base = op.elems[0];
+  Value* p = nullptr;
+  if (base.kind == ptx::OperandKind::Name && base.component == ptx::Component::None) {
+    if (Register* r = reg(base.name_view())) {
+      Value* v = b_.CreateLoad(r->type, r->storage);
+      p = b_.CreateIntToPtr(convert(v, b_.getInt64Ty(), false), b_.getPtrTy());
+    } else if (Value* s = symbol_address(base.name_view())) {
+      p = s;
+    } else {
+      unsupported(ins, "address '" + std::string(base.name_view()) + "' is not a register or symbol");
+    }
+  } else if (base.kind == ptx::OperandKind::Int) {
+    p = b_.CreateIntToPtr(b_.getInt64(base.u), b_.getPtrTy());
+  } else {
+    unsupported(ins, "this address form is not supported yet");
+  }
+  if (base.offset)
+    p = b_.CreateGEP(b_.getInt8Ty(), p, b_.getInt64(uint64_t(base.offset)));
+  (void)space;
+  return p;
+}
+
+// ---------------------------------------------------------------- control flow
+
+void FunctionLowering::collect_labels(const ptx::Block& block) {
+  for (const ptx::Statement& s : block.statements) {
+    if (s.kind == ptx::StatementKind::Label)
+      labels_[s.text_view()] = BasicBlock::Create(ctx(), std::string(s.text_view()), fn_);
+    else if (s.kind == ptx::StatementKind::Block)
+      collect_labels(*s.block);
+  }
+}
+
+BasicBlock* FunctionLowering::label(const ptx::Instruction& ins, std::string_view name) {
+  auto it = labels_.find(name);
+  if (it == labels_.end())
+    unsupported(ins, "branch target '" + std::string(name) + "' is not a label of this function");
+  return it->second;
+}
+
+void FunctionLowering::start_block_if_terminated() {
+  if (b_.GetInsertBlock()->getTerminator())
+    b_.SetInsertPoint(BasicBlock::Create(ctx(), "dead", fn_));
+}
+
+void FunctionLowering::lower_block(const ptx::Block& block) {
+  scopes_.emplace_back();
+  for (const ptx::Statement& s : block.statements)
+    if (s.kind == ptx::StatementKind::Var)
+      declare(*s.var);
+  for (const ptx::Statement& s : block.statements) {
+    switch (s.kind) {
+    case ptx::StatementKind::Label: {
+      BasicBlock* target = labels_.at(s.text_view());
+      if (!b_.GetInsertBlock()->getTerminator())
+        b_.CreateBr(target);
+      b_.SetInsertPoint(target);
+      break;
+    }
+    case ptx::StatementKind::Instruction: {
+      start_block_if_terminated();
+      const ptx::Instruction& ins = *s.instruction;
+      if (!ins.guard.empty() && ins.opcode != ptx::Opcode::Bra) {
+        Register* g = reg(ins.guard);
+        if (!g || !g->type->isIntegerTy(1))
+          unsupported(ins, "guard '" + std::string(ins.guard) + "' is not a predicate register");
+        Value* cond = b_.CreateLoad(g->type, g->storage);
+        if (ins.guard_negated)
+          cond = b_.CreateNot(cond);
+        BasicBlock* then = BasicBlock::Create(ctx(), "guarded", fn_);
+        BasicBlock* after = BasicBlock::Create(ctx(), "after", fn_);
+        b_.CreateCondBr(cond, then, after);
+        b_.SetInsertPoint(then);
+        lower_instruction(ins);
+        if (!b_.GetInsertBlock()->getTerminator())
+          b_.CreateBr(after);
+        b_.SetInsertPoint(after);
+      } else {
+        lower_instruction(ins);
+      }
+      break;
+    }
+    case ptx::StatementKind::Block:
+      start_block_if_terminated();
+      lower_block(*s.block);
+      break;
+    case ptx::StatementKind::Var:
+      if (s.var->space != ptx::Modifier::Reg)
+        throw LoweringError{"line " + std::to_string(s.loc.line) + ": ." + ptx::modifier_text(s.var->space) +
+                            " variables in a function body are not supported yet"};
+      break;
+    case ptx::StatementKind::Pragma:
+    case ptx::StatementKind::Loc:
+      break;
+    default:
+      throw LoweringError{"line " + std::to_string(s.loc.line) + ": this directive is not supported yet"};
+    }
+  }
+  scopes_.pop_back();
+}
+
+Function* FunctionLowering::run() {
+  for (size_t i = 0; i < info_.params.size(); ++i)
+    kernel_params_[f_.params[i].name] = info_.params[i].offset;
+  FunctionType* type = FunctionType::get(Type::getVoidTy(ctx()), {PointerType::get(ctx(), 0), PointerType::get(ctx(), 0)}, false);
+  fn_ = Function::Create(type, GlobalValue::ExternalLinkage, "mimic_kernel_" + std::to_string(index_), lowering_.module());
+  params_ = fn_->getArg(0);
+  state_ = fn_->getArg(1);
+  params_->setName("params");
+  state_->setName("state");
+  BasicBlock* entry = BasicBlock::Create(ctx(), "entry", fn_);
+  b_.SetInsertPoint(entry);
+  BasicBlock* body = BasicBlock::Create(ctx(), "body", fn_);
+  collect_labels(*f_.body);
+  b_.CreateBr(body);
+  b_.SetInsertPoint(body);
+  lower_block(*f_.body);
+  if (!b_.GetInsertBlock()->getTerminator())
+    b_.CreateRetVoid();
+  // Blocks with no predecessor but the implicit fall-through may be empty.
+  for (BasicBlock& bb : *fn_)
+    if (!bb.getTerminator()) {
+      IRBuilder<> end(&bb);
+      end.CreateRetVoid();
+    }
+  return fn_;
+}
+
+// ---------------------------------------------------------------- module
+
+ModuleLowering::ModuleLowering(const runtime::Program& program)
+    : program_(program), context_(std::make_unique<LLVMContext>()),
+      module_(std::make_unique<Module>("mimic", *context_)) {}
+
+Function* ModuleLowering::sreg_fn() {
+  if (!sreg_)
+    sreg_ = Function::Create(FunctionType::get(Type::getInt32Ty(*context_),
+                                               {PointerType::get(*context_, 0), Type::getInt32Ty(*context_)}, false),
+                             GlobalValue::ExternalLinkage, "mimic.sreg", module_.get());
+  return sreg_;
+}
+
+GlobalVariable* ModuleLowering::global(std::string_view name) {
+  if (auto it = globals_.find(name); it != globals_.end())
+    return it->second;
+  if (!program_.global(name))
+    return nullptr;
+  auto* g = new GlobalVariable(*module_, Type::getInt8Ty(*context_), false, GlobalValue::ExternalLinkage, nullptr,
+                               "mimic_global." + std::string(name));
+  globals_[std::string(name)] = g;
+  global_names_.push_back(std::string(name));
+  return g;
+}
+
+Result<LoweredProgram> ModuleLowering::run() {
+  std::string failures;
+  LoweredProgram out;
+  for (size_t i = 0; i < program_.kernels.size(); ++i) {
+    const runtime::KernelInfo& k = program_.kernels[i];
+    try {
+      FunctionLowering fl(*this, k, i);
+      Function* fn = fl.run();
+      out.kernels.push_back(fn->getName().str());
+    } catch (const LoweringError& e) {
+      failures += "\n  kernel '" + k.name + "': " + e.message;
+    }
+  }
+  if (!failures.empty())
+    return Error(program_.origin + ": the code generator cannot translate:" + failures, CUDA_ERROR_INVALID_PTX);
+  std::string broken;
+  raw_string_ostream os(broken);
+  if (verifyModule(*module_, &os))
+    return Error(program_.origin + ": internal error, the generated IR is invalid: " + broken, CUDA_ERROR_INVALID_PTX);
+  out.globals = global_names_;
+  out.module = std::move(module_);
+  out.context = std::move(context_);
+  return out;
+}
+
+Result<LoweredProgram> lower(const runtime::Program& program) {
+  if (program.modules.size() != 1)
+    return Error(program.origin + ": programs of several PTX modules (-rdc builds) are not linked by the code "
+                                  "generator yet",
+                 CUDA_ERROR_NOT_SUPPORTED);
+  ModuleLowering m(program);
+  return m.run();
+}
+
+} // namespace mimic::codegen
