@@ -17,6 +17,10 @@
 #include "fatbin/select.h"
 #include "ptx/parser.h"
 #include "ptx/summary.h"
+#include "runtime/program.h"
+#ifdef MIMIC_HAVE_CODEGEN
+#include "codegen/lower.h"
+#endif
 #include "support/file.h"
 #include "support/json.h"
 
@@ -25,6 +29,7 @@ namespace mimic::cli {
 namespace {
 
 struct Options {
+  bool compile = false;
   bool check = false;
   bool roundtrip = false;
   bool json = false;
@@ -42,6 +47,12 @@ struct EntryReport {
   ptx::ModuleSummary module;
   bool analysed = false;
   std::string roundtrip_error;
+  struct Verdict {
+    std::string name;
+    bool translates;
+    std::string error;
+  };
+  std::vector<Verdict> compiled; // --compile
 };
 
 struct FileReport {
@@ -94,8 +105,24 @@ std::string flags_text(uint64_t flags) {
   return s;
 }
 
-void analyse(EntryReport& r, std::string text, const std::string& origin, bool roundtrip) {
+void compile_kernels(EntryReport& r, const std::string& text, const std::string& origin) {
+#ifdef MIMIC_HAVE_CODEGEN
+  auto program = runtime::load_program_from_ptx(text, origin);
+  if (!program)
+    return; // the parse/verify failure is reported by the check itself
+  for (const auto& v : codegen::check_kernels(*program.value()))
+    r.compiled.push_back({v.name, v.translates, v.error});
+#else
+  (void)r;
+  (void)text;
+  (void)origin;
+#endif
+}
+
+void analyse(EntryReport& r, std::string text, const std::string& origin, bool roundtrip, bool compile) {
   r.text_size = text.size();
+  if (compile)
+    compile_kernels(r, text, origin);
   if (roundtrip) {
     if (auto err = ptx_roundtrip(text, origin))
       r.roundtrip_error = *err;
@@ -107,10 +134,10 @@ void analyse(EntryReport& r, std::string text, const std::string& origin, bool r
   r.analysed = true;
 }
 
-void process_entry(FileReport& f, EntryReport& r, bool roundtrip) {
+void process_entry(FileReport& f, EntryReport& r, bool roundtrip, bool compile) {
   if (!r.entry) { // a PTX file
     auto bytes = f.scan.image;
-    analyse(r, std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()), f.path, roundtrip);
+    analyse(r, std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()), f.path, roundtrip, compile);
     return;
   }
   auto contents = fatbin::entry_contents(*r.entry);
@@ -119,7 +146,7 @@ void process_entry(FileReport& f, EntryReport& r, bool roundtrip) {
     return;
   }
   std::string origin = f.path + "[fatbin " + std::to_string(r.fatbin) + ", entry " + std::to_string(r.index) + "]";
-  analyse(r, std::move(contents.value()), origin, roundtrip);
+  analyse(r, std::move(contents.value()), origin, roundtrip, compile);
 }
 
 bool module_ok(const EntryReport& r) {
@@ -277,6 +304,8 @@ int usage(FILE* out) {
                "  --check      parse every PTX entry; report only failures and end with\n"
                "               'ptx: N entries, P parsed, F failed' (exit status 1 when F > 0)\n"
                "  --roundtrip  also print each module and check that it parses back to the same tree\n"
+               "  --compile    translate every kernel for the CPU backend; report failures by kernel and\n"
+               "               end with 'compile: N kernels, T translate, F fail' (exit status 1 when F > 0)\n"
                "  --json       machine-readable output\n"
                "  -j N         parse with N threads (default: all cores)\n");
   return out == stdout ? 0 : 2;
@@ -294,6 +323,8 @@ int cmd_info(const Args& args) {
       o.roundtrip = o.check = true;
     else if (a == "--json")
       o.json = true;
+    else if (a == "--compile")
+      o.compile = true;
     else if (a == "-j" && i + 1 < args.size())
       o.jobs = unsigned(std::stoul(args[++i]));
     else if (a == "--help" || a == "-h")
@@ -358,7 +389,7 @@ int cmd_info(const Args& args) {
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i; (i = next.fetch_add(1)) < work.size();)
-      process_entry(*work[i].first, *work[i].second, o.roundtrip);
+      process_entry(*work[i].first, *work[i].second, o.roundtrip, o.compile);
   };
   std::vector<std::thread> threads;
   for (unsigned t = 1; t < jobs && t < work.size(); ++t)
@@ -376,6 +407,13 @@ int cmd_info(const Args& args) {
         parsed += module_ok(e);
       }
   }
+  size_t kernels = 0, translated = 0;
+  for (const auto& f : reports)
+    for (const auto& e : f.entries)
+      for (const auto& v : e.compiled) {
+        ++kernels;
+        translated += v.translates;
+      }
   if (o.json) {
     JsonWriter j;
     j.begin_object();
@@ -389,10 +427,24 @@ int cmd_info(const Args& args) {
   } else {
     for (const auto& f : reports)
       print_text(f, o);
+    if (o.compile) {
+      for (const auto& f : reports)
+        for (const auto& e : f.entries)
+          for (const auto& v : e.compiled)
+            if (!v.translates)
+              printf("%s: kernel %s cannot be translated: %s\n", f.path.c_str(), demangle(v.name).c_str(),
+                     v.error.c_str());
+#ifndef MIMIC_HAVE_CODEGEN
+      printf("mimic info --compile: this build has no code generator (LLVM was not found)\n");
+#endif
+      printf("compile: %zu kernels, %zu translate, %zu fail\n", kernels, translated, kernels - translated);
+    }
     if (o.check)
       printf("ptx: %zu entries, %zu parsed, %zu failed\n", total, parsed, total - parsed);
   }
   if (file_errors)
+    return 1;
+  if (o.compile && translated != kernels)
     return 1;
   return o.check && parsed != total ? 1 : 0;
 }

@@ -410,6 +410,33 @@ Result<LoweredProgram> ModuleLowering::run() {
   return out;
 }
 
+std::vector<KernelVerdict> ModuleLowering::check() {
+  std::vector<KernelVerdict> out;
+  for (size_t i = 0; i < program_.kernels.size(); ++i) {
+    KernelVerdict v;
+    v.name = program_.kernels[i].name;
+    try {
+      FunctionLowering fl(*this, program_.kernels[i], i);
+      Function* fn = fl.run();
+      std::string broken;
+      raw_string_ostream os(broken);
+      if (verifyFunction(*fn, &os))
+        v.error = "internal error, invalid IR: " + broken;
+      else
+        v.translates = true;
+    } catch (const LoweringError& e) {
+      v.error = e.message;
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+std::vector<KernelVerdict> check_kernels(const runtime::Program& program) {
+  ModuleLowering m(program);
+  return m.check();
+}
+
 Result<LoweredProgram> lower(const runtime::Program& program) {
   if (program.modules.size() != 1)
     return Error(program.origin + ": programs of several PTX modules (-rdc builds) are not linked by the code "

@@ -40,4 +40,12 @@ enum class SpecialRegister : int {
 
 Result<LoweredProgram> lower(const runtime::Program& program);
 
+// Lowers each kernel on its own and says which translate (for `mimic info --compile`).
+struct KernelVerdict {
+  std::string name;
+  bool translates = false;
+  std::string error;
+};
+std::vector<KernelVerdict> check_kernels(const runtime::Program& program);
+
 } // namespace mimic::codegen

@@ -26,6 +26,7 @@ class ModuleLowering {
 public:
   explicit ModuleLowering(const runtime::Program& program);
   Result<LoweredProgram> run();
+  std::vector<KernelVerdict> check();
 
   llvm::Module* module() { return module_.get(); }
   llvm::Function* sreg_fn();
