@@ -239,6 +239,7 @@ void assign(GraphNode* n, GraphNode&& params) {
   params.dependencies = std::move(n->dependencies);
   params.child = n->child;
   params.cloned_from = n->cloned_from;
+  params.attributes = std::move(n->attributes);
   *n = std::move(params);
 }
 
@@ -1107,6 +1108,86 @@ CUresult cuGraphDebugDotPrint_v11030(CUgraph hg, const char* path, unsigned int 
   print_dot(out, g, "n");
   fprintf(out, "}\n");
   return std::fclose(out) == 0 ? CUDA_SUCCESS : CUDA_ERROR_OPERATING_SYSTEM;
+}
+
+// ---- kernel node attributes
+
+CUresult cuGraphKernelNodeGetAttribute_v11000(CUgraphNode h, CUkernelNodeAttrID attr,
+                                              CUkernelNodeAttrValue_v1* value) {
+  GraphNode* n;
+  if (CUresult r = typed_node(h, CU_GRAPH_NODE_TYPE_KERNEL, n)) return r;
+  if (!value) return CUDA_ERROR_INVALID_VALUE;
+  *value = CUkernelNodeAttrValue{}; // the defaults: no window, no cooperation, priority 0
+  for (auto& [id, v] : n->attributes)
+    if (id == attr) *value = v;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphKernelNodeSetAttribute_v11000(CUgraphNode h, CUkernelNodeAttrID attr,
+                                              const CUkernelNodeAttrValue_v1* value) {
+  GraphNode* n;
+  if (CUresult r = typed_node(h, CU_GRAPH_NODE_TYPE_KERNEL, n)) return r;
+  if (!value) return CUDA_ERROR_INVALID_VALUE;
+  for (auto& [id, v] : n->attributes)
+    if (id == attr) {
+      v = *value;
+      return CUDA_SUCCESS;
+    }
+  n->attributes.emplace_back(attr, *value);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphKernelNodeCopyAttributes_v11000(CUgraphNode dst, CUgraphNode src) {
+  GraphNode *d, *s;
+  if (CUresult r = typed_node(dst, CU_GRAPH_NODE_TYPE_KERNEL, d)) return r;
+  if (CUresult r = typed_node(src, CU_GRAPH_NODE_TYPE_KERNEL, s)) return r;
+  d->attributes = s->attributes;
+  return CUDA_SUCCESS;
+}
+
+// ---- user objects
+
+CUresult cuUserObjectCreate_v11030(CUuserObject* out, void* ptr, CUhostFn destroy,
+                                   unsigned int refs, unsigned int flags) {
+  if (!initialized()) return CUDA_ERROR_NOT_INITIALIZED;
+  if (!out || !destroy || refs == 0 || flags != CU_USER_OBJECT_NO_DESTRUCTOR_SYNC)
+    return CUDA_ERROR_INVALID_VALUE;
+  *out = runtime::to_handle(runtime::create_user_object(ptr, destroy, refs));
+  return CUDA_SUCCESS;
+}
+
+CUresult cuUserObjectRetain_v11030(CUuserObject h, unsigned int count) {
+  if (!initialized()) return CUDA_ERROR_NOT_INITIALIZED;
+  runtime::UserObject* o = runtime::find_user_object(h);
+  if (!o || count == 0) return CUDA_ERROR_INVALID_VALUE;
+  runtime::retain_user_object(o, count);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuUserObjectRelease_v11030(CUuserObject h, unsigned int count) {
+  if (!initialized()) return CUDA_ERROR_NOT_INITIALIZED;
+  runtime::UserObject* o = runtime::find_user_object(h);
+  if (!o || count == 0) return CUDA_ERROR_INVALID_VALUE;
+  return runtime::release_user_object(o, count);
+}
+
+CUresult cuGraphRetainUserObject_v11030(CUgraph hg, CUuserObject h, unsigned int count,
+                                        unsigned int flags) {
+  Graph* g;
+  if (CUresult r = graph_of(hg, g)) return r;
+  runtime::UserObject* o = runtime::find_user_object(h);
+  if (!o || count == 0 || (flags & ~unsigned(CU_GRAPH_USER_OBJECT_MOVE)))
+    return CUDA_ERROR_INVALID_VALUE;
+  runtime::graph_retain_user_object(g, o, count, flags & CU_GRAPH_USER_OBJECT_MOVE);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphReleaseUserObject_v11030(CUgraph hg, CUuserObject h, unsigned int count) {
+  Graph* g;
+  if (CUresult r = graph_of(hg, g)) return r;
+  runtime::UserObject* o = runtime::find_user_object(h);
+  if (!o || count == 0) return CUDA_ERROR_INVALID_VALUE;
+  return runtime::graph_release_user_object(g, o, count);
 }
 
 } // namespace mimic::driver::impl

@@ -32,7 +32,32 @@ bool contains(const std::vector<GraphNode*>& v, const GraphNode* n) {
   return std::find(v.begin(), v.end(), n) != v.end();
 }
 
+HandleRegistry<UserObject>& user_object_registry() {
+  static auto* r = new HandleRegistry<UserObject>;
+  return *r;
+}
+
+// User object references, released when the last holder (an executable graph, a pending
+// launch of it) lets go.
+struct UserObjectRefs {
+  std::unordered_map<UserObject*, unsigned> held;
+  ~UserObjectRefs() {
+    for (auto& [o, n] : held)
+      release_user_object(o, n);
+  }
+};
+
+void collect_user_objects(const Graph* g, std::unordered_map<UserObject*, unsigned>& out) {
+  for (auto& [o, n] : g->user_objects)
+    out[o] += n;
+  for (const GraphNode* n : g->nodes)
+    if (n->child) collect_user_objects(n->child, out);
+}
+
 void forget_graph(Graph* g) {
+  for (auto& [o, count] : g->user_objects)
+    release_user_object(o, count);
+  g->user_objects.clear();
   for (GraphNode* n : g->nodes) {
     node_registry().remove(n);
     if (n->child) forget_graph(n->child);
@@ -198,6 +223,9 @@ Graph* clone_graph(const Graph* g) {
       d = copy_of.at(d);
   for (GraphNode* m : c->nodes)
     node_registry().add(m);
+  c->user_objects = g->user_objects;
+  for (auto& [o, n] : c->user_objects)
+    retain_user_object(o, n);
   graph_registry().add(c);
   return c;
 }
@@ -215,20 +243,30 @@ Result<GraphExec*> instantiate(Graph* g, unsigned long long flags) {
   exec->flags = flags;
   exec->top_level = g->nodes;
   exec->signature = signature(g);
+  auto refs = std::make_shared<UserObjectRefs>();
+  collect_user_objects(g, refs->held);
+  for (auto& [o, n] : refs->held)
+    retain_user_object(o, n);
+  exec->user_object_refs = refs;
   GraphExec* e = exec.release();
   exec_registry().add(e);
   return e;
 }
 
 CUresult destroy_exec(GraphExec* e) {
-  return exec_registry().remove(e) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  if (!exec_registry().remove(e)) return CUDA_ERROR_INVALID_VALUE;
+  std::lock_guard lock(e->mutex);
+  e->user_object_refs.reset();
+  return CUDA_SUCCESS;
 }
 
 CUresult launch_graph(GraphExec* exec, Stream* stream) {
   std::vector<GraphExec::Step> steps;
+  std::shared_ptr<void> refs; // user objects live until this launch has run
   {
     std::lock_guard lock(exec->mutex);
     steps = exec->steps;
+    refs = exec->user_object_refs;
   }
   // Event waits hold the whole launch until the records they name have run.
   std::vector<std::pair<Stream*, uint64_t>> after;
@@ -244,7 +282,7 @@ CUresult launch_graph(GraphExec* exec, Stream* stream) {
         std::find(recorded.begin(), recorded.end(), s.event) == recorded.end())
       after.emplace_back(s.event->stream, s.event->sequence);
   }
-  auto run = [steps = std::move(steps)] {
+  auto run = [steps = std::move(steps), refs] {
     for (const GraphExec::Step& s : steps) {
       if (!s.work || !s.enabled) continue;
       if (CUresult r = s.work(); r != CUDA_SUCCESS) return r;
@@ -334,6 +372,50 @@ CUresult exec_node_enabled(GraphExec* exec, GraphNode* node, bool& enabled) {
     return CUDA_SUCCESS;
   }
   return CUDA_ERROR_INVALID_VALUE;
+}
+
+// ---- user objects
+
+UserObject* create_user_object(void* ptr, CUhostFn destroy, unsigned refs) {
+  auto* o = new UserObject;
+  o->ptr = ptr;
+  o->destroy = destroy;
+  o->refs = refs;
+  user_object_registry().add(o);
+  return o;
+}
+
+UserObject* find_user_object(CUuserObject handle) {
+  return user_object_registry().find(handle);
+}
+
+void retain_user_object(UserObject* o, unsigned count) {
+  std::lock_guard lock(o->mutex);
+  o->refs += count;
+}
+
+CUresult release_user_object(UserObject* o, unsigned count) {
+  {
+    std::lock_guard lock(o->mutex);
+    if (count > o->refs) return CUDA_ERROR_INVALID_VALUE;
+    o->refs -= count;
+    if (o->refs > 0 || count == 0) return CUDA_SUCCESS;
+  }
+  user_object_registry().remove(o);
+  if (o->destroy) o->destroy(o->ptr);
+  return CUDA_SUCCESS;
+}
+
+void graph_retain_user_object(Graph* g, UserObject* o, unsigned count, bool move) {
+  if (!move) retain_user_object(o, count);
+  g->user_objects[o] += count;
+}
+
+CUresult graph_release_user_object(Graph* g, UserObject* o, unsigned count) {
+  auto it = g->user_objects.find(o);
+  if (it == g->user_objects.end() || it->second < count) return CUDA_ERROR_INVALID_VALUE;
+  if ((it->second -= count) == 0) g->user_objects.erase(it);
+  return release_user_object(o, count);
 }
 
 // ---- stream capture

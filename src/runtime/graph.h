@@ -23,6 +23,15 @@ namespace mimic::runtime {
 
 struct Graph;
 
+// A user object (cuUserObjectCreate): a destructor run when the last reference, held by
+// the application, graphs or executable graphs, goes.
+struct UserObject {
+  void* ptr = nullptr;
+  CUhostFn destroy = nullptr;
+  std::mutex mutex;
+  unsigned refs = 0;
+};
+
 // A kernel launch, validated and with its parameters packed (built by the driver).
 struct KernelNodeParams {
   CUfunction function = nullptr; // as given: a CUfunction, or a CUkernel
@@ -49,11 +58,14 @@ struct GraphNode {
   CUDA_MEMCPY3D memcpy{};
   std::shared_ptr<const KernelNodeParams> kernel;
   GraphNode* cloned_from = nullptr;
+  // Kernel nodes: launch attributes set with cuGraphKernelNodeSetAttribute.
+  std::vector<std::pair<CUkernelNodeAttrID, CUkernelNodeAttrValue>> attributes;
 };
 
 struct Graph {
   std::vector<GraphNode*> nodes; // in creation order
   Graph* cloned_from = nullptr;
+  std::unordered_map<UserObject*, unsigned> user_objects; // references held
 };
 
 struct GraphExec {
@@ -70,6 +82,9 @@ struct GraphExec {
   std::vector<Step> steps;           // topological order
   std::vector<GraphNode*> top_level; // the instantiated graph's nodes, creation order
   std::string signature;             // topology, for cuGraphExecUpdate
+  // The user object references of the graph, released when the executable graph is
+  // destroyed and no launch of it is pending.
+  std::shared_ptr<void> user_object_refs;
 };
 
 Graph* find_graph(CUgraph handle);
@@ -112,6 +127,20 @@ CUresult set_exec_node(GraphExec* exec, GraphNode* node, const GraphNode& protot
 // A disabled node does nothing when the graph runs (its dependencies still hold).
 CUresult set_exec_node_enabled(GraphExec* exec, GraphNode* node, bool enabled);
 CUresult exec_node_enabled(GraphExec* exec, GraphNode* node, bool& enabled);
+
+// ---- user objects
+
+UserObject* create_user_object(void* ptr, CUhostFn destroy, unsigned refs);
+UserObject* find_user_object(CUuserObject handle);
+inline CUuserObject to_handle(UserObject* o) {
+  return reinterpret_cast<CUuserObject>(o);
+}
+void retain_user_object(UserObject* object, unsigned count);
+// Runs the destructor when the count reaches zero; INVALID_VALUE when fewer are held.
+CUresult release_user_object(UserObject* object, unsigned count);
+// A graph's references: `move` takes over the caller's instead of adding new ones.
+void graph_retain_user_object(Graph* graph, UserObject* object, unsigned count, bool move);
+CUresult graph_release_user_object(Graph* graph, UserObject* object, unsigned count);
 
 // ---- stream capture
 

@@ -4,6 +4,7 @@
 // while a stream captures. Checks every result.
 #include <cstdio>
 #include <cstring>
+#include <unistd.h>
 #include <vector>
 
 static int failures = 0;
@@ -406,8 +407,42 @@ static int generic_nodes() {
   return 0;
 }
 
+static void CUDART_CB destroyed(void* flag) {
+  *static_cast<volatile int*>(flag) = 1;
+}
+
+// A user object lives as long as a graph or an executable graph holds it.
+static int user_objects() {
+  static volatile int gone = 0;
+  cudaUserObject_t object;
+  CHECK(cudaUserObjectCreate(&object, (void*)&gone, destroyed, 1, cudaUserObjectNoDestructorSync));
+  cudaGraph_t g;
+  CHECK(cudaGraphCreate(&g, 0));
+  CHECK(cudaGraphRetainUserObject(g, object, 1, cudaGraphUserObjectMove));
+  cudaGraphNode_t empty;
+  CHECK(cudaGraphAddEmptyNode(&empty, g, nullptr, 0));
+  cudaGraphExec_t exec;
+  CHECK(cudaGraphInstantiate(&exec, g, 0));
+  CHECK(cudaGraphDestroy(g));
+  EXPECT(gone == 0); // the executable graph holds a reference
+  cudaStream_t s;
+  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  CHECK(cudaGraphLaunch(exec, s));
+  CHECK(cudaStreamSynchronize(s));
+  CHECK(cudaGraphExecDestroy(exec));
+  // CUDA may run the destructor a little later, on a thread of its own.
+  for (int i = 0; i < 100 && !gone; ++i) {
+    CHECK(cudaDeviceSynchronize());
+    usleep(10000);
+  }
+  EXPECT(gone == 1);
+  CHECK(cudaStreamDestroy(s));
+  return 0;
+}
+
 int main() {
-  if (captured_graph() || explicit_graph() || capture_errors() || generic_nodes()) return 1;
+  if (captured_graph() || explicit_graph() || capture_errors() || generic_nodes() || user_objects())
+    return 1;
   if (failures) {
     fprintf(stderr, "%d checks failed\n", failures);
     return 1;

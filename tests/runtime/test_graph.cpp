@@ -311,3 +311,50 @@ TEST(Graph, ExecUpdateNeedsTheSameTopology) {
   destroy_stream(s);
   release_primary(devices()[0]);
 }
+
+TEST(Graph, UserObjectsLiveWhileAGraphOrLaunchHoldsThem) {
+  static int destroyed = 0;
+  destroyed = 0;
+  UserObject* o = create_user_object(
+      &destroyed, [](void* p) { ++*static_cast<int*>(p); }, 1);
+  Graph* g = create_graph();
+  graph_retain_user_object(g, o, 1, /*move=*/true); // takes over the caller's reference
+  EXPECT_EQ(graph_release_user_object(g, o, 2), CUDA_ERROR_INVALID_VALUE);
+  add_node(g, GraphNode{}, {});
+  Graph* copy = clone_graph(g);
+  auto exec = instantiate(g, 0);
+  ASSERT_TRUE(exec);
+  EXPECT_EQ(destroy_graph(g), CUDA_SUCCESS);
+  EXPECT_EQ(destroy_graph(copy), CUDA_SUCCESS);
+  EXPECT_EQ(destroyed, 0); // the executable graph still holds it
+  EXPECT_EQ(find_user_object(to_handle(o)), o);
+  EXPECT_EQ(destroy_exec(exec.value()), CUDA_SUCCESS);
+  EXPECT_EQ(destroyed, 1);
+  EXPECT_EQ(find_user_object(to_handle(o)), nullptr);
+}
+
+TEST(Graph, DisabledNodesDoNothing) {
+  Context* c = primary();
+  Log log;
+  Graph* g = create_graph();
+  GraphNode* a = add_node(g, work_node(log.append(1)), {});
+  add_node(g, work_node(log.append(2)), {a});
+  auto exec = instantiate(g, 0);
+  ASSERT_TRUE(exec);
+  EXPECT_EQ(set_exec_node_enabled(exec.value(), a, false), CUDA_SUCCESS);
+  bool enabled = true;
+  EXPECT_EQ(exec_node_enabled(exec.value(), a, enabled), CUDA_SUCCESS);
+  EXPECT_FALSE(enabled);
+  Stream* s = new_stream(c);
+  launch_graph(exec.value(), s);
+  s->synchronize();
+  EXPECT_EQ(log.take(), (std::vector<int>{2}));
+  EXPECT_EQ(set_exec_node_enabled(exec.value(), a, true), CUDA_SUCCESS);
+  launch_graph(exec.value(), s);
+  s->synchronize();
+  EXPECT_EQ(log.take(), (std::vector<int>{1, 2}));
+  destroy_exec(exec.value());
+  destroy_graph(g);
+  destroy_stream(s);
+  release_primary(devices()[0]);
+}
