@@ -1,6 +1,7 @@
 #include "runtime/mempool.h"
 
 #include <set>
+#include <vector>
 
 #include "runtime/memory.h"
 
@@ -18,6 +19,7 @@ struct PoolRegistry {
   // Base address -> the pool that last handed it out; a pool's own block map decides
   // whether the entry is still true.
   std::map<uintptr_t, MemPool*> owners;
+  std::vector<MemPool*> retired; // destroyed pools, kept reachable (LeakSanitizer)
 };
 
 PoolRegistry& pools() {
@@ -132,6 +134,7 @@ CUresult destroy_pool(MemPool* pool) {
     PoolRegistry& r = pools();
     std::lock_guard lock(r.mutex);
     if (!r.live.erase(pool)) return CUDA_ERROR_INVALID_VALUE;
+    r.retired.push_back(pool);
     if (auto it = r.currents.find(pool->device); it != r.currents.end() && it->second == pool)
       r.currents.erase(it);
   }
