@@ -85,6 +85,7 @@ private:
   void lower_setp(const ptx::Instruction& ins);
   void lower_cvt(const ptx::Instruction& ins);
   void lower_memory(const ptx::Instruction& ins);
+  void lower_atomic(const ptx::Instruction& ins);
   llvm::Value* flush_denormal(llvm::Value* v);
   llvm::Value* saturate(llvm::Value* v);
 

@@ -97,6 +97,14 @@ void FunctionLowering::lower_instruction(const ptx::Instruction& ins) {
   case Opcode::Ldu:
   case Opcode::St:
     return lower_memory(ins);
+  case Opcode::Atom:
+  case Opcode::Red:
+    return lower_atomic(ins);
+  case Opcode::Membar:
+  case Opcode::Fence:
+    // Blocks run on several host threads: a fence is a sequentially consistent fence.
+    b_.CreateFence(AtomicOrdering::SequentiallyConsistent);
+    return;
   case Opcode::Bra: {
     if (ins.num_operands != 1 || ins.operands[0].kind != ptx::OperandKind::Name)
       unsupported(ins, "bra needs a label");
@@ -467,6 +475,73 @@ void FunctionLowering::lower_memory(const ptx::Instruction& ins) {
       s->setAlignment(Align(i == 0 ? size * lanes : size));
     }
   }
+}
+
+} // namespace mimic::codegen
+
+namespace mimic::codegen {
+
+// atom / red on global or generic memory: native atomic read-modify-write instructions,
+// sequentially consistent (stronger than any PTX scope and ordering asks for).
+void FunctionLowering::lower_atomic(const ptx::Instruction& ins) {
+  using llvm::AtomicRMWInst;
+  for (Modifier m : ins.mods())
+    if (m == Modifier::Shared || m == Modifier::SharedCta || m == Modifier::SharedCluster || ptx::is_vector(m))
+      unsupported(ins, "this form of atomic is not supported yet");
+  Modifier t = instruction_type(ins);
+  Type* ty = type_of(t);
+  if (!ty || t == Modifier::F16 || t == Modifier::Bf16 || t == Modifier::F16x2 || t == Modifier::Bf16x2 ||
+      ty->getPrimitiveSizeInBits() < 32)
+    unsupported(ins, "atomics on this type are not supported yet");
+  bool red = ins.opcode == Opcode::Red;
+  size_t first = red ? 0 : 1;
+  if (ins.num_operands < first + 2)
+    unsupported(ins, "missing operands");
+  Value* ptr = address(ins, ins.operands[first], Modifier::Global);
+  bool fp = is_float(t), sgn = is_signed(t);
+  Value* v = value(ins, ins.operands[first + 1], ty, sgn);
+  auto ordering = AtomicOrdering::SequentiallyConsistent;
+  Value* old = nullptr;
+  if (has(ins, Modifier::Cas)) {
+    Value* desired = value(ins, ins.operands[first + 2], ty, sgn);
+    Type* it = IntegerType::get(ctx(), ty->getPrimitiveSizeInBits());
+    auto* cx = b_.CreateAtomicCmpXchg(ptr, convert(v, it, false), convert(desired, it, false), MaybeAlign(),
+                                      ordering, ordering);
+    old = convert(b_.CreateExtractValue(cx, 0), ty, false);
+  } else {
+    AtomicRMWInst::BinOp op;
+    if (has(ins, Modifier::Add))
+      op = fp ? AtomicRMWInst::FAdd : AtomicRMWInst::Add;
+    else if (has(ins, Modifier::Min))
+      op = fp ? AtomicRMWInst::FMin : sgn ? AtomicRMWInst::Min : AtomicRMWInst::UMin;
+    else if (has(ins, Modifier::Max))
+      op = fp ? AtomicRMWInst::FMax : sgn ? AtomicRMWInst::Max : AtomicRMWInst::UMax;
+    else if (has(ins, Modifier::Exch))
+      op = AtomicRMWInst::Xchg;
+    else if (has(ins, Modifier::And))
+      op = AtomicRMWInst::And;
+    else if (has(ins, Modifier::Or))
+      op = AtomicRMWInst::Or;
+    else if (has(ins, Modifier::Xor))
+      op = AtomicRMWInst::Xor;
+    else if (has(ins, Modifier::Inc))
+      op = AtomicRMWInst::UIncWrap; // ((old >= v) ? 0 : old + 1), as PTX defines
+    else if (has(ins, Modifier::Dec))
+      op = AtomicRMWInst::UDecWrap; // ((old == 0 || old > v) ? v : old - 1)
+    else
+      unsupported(ins, "unknown atomic operation");
+    if (fp && op != AtomicRMWInst::FAdd && op != AtomicRMWInst::Xchg && op != AtomicRMWInst::FMin &&
+        op != AtomicRMWInst::FMax)
+      unsupported(ins, "this atomic operation on floats is not supported");
+    Value* operand = v;
+    if (op == AtomicRMWInst::Xchg && fp)
+      operand = convert(v, IntegerType::get(ctx(), ty->getPrimitiveSizeInBits()), false);
+    old = b_.CreateAtomicRMW(op, ptr, operand, MaybeAlign(), ordering);
+    if (old->getType() != ty)
+      old = convert(old, ty, false);
+  }
+  if (!red)
+    store(ins, ins.operands[0], old, sgn);
 }
 
 } // namespace mimic::codegen
