@@ -639,6 +639,7 @@ CUresult cuGraphChildGraphNodeGetGraph_v10000(CUgraphNode h, CUgraph* out) {
   GraphNode* n;
   if (CUresult r = typed_node(h, CU_GRAPH_NODE_TYPE_GRAPH, n)) return r;
   if (!out) return CUDA_ERROR_INVALID_VALUE;
+  if (!n->child) return CUDA_ERROR_NOT_SUPPORTED; // a captured cuGraphLaunch
   *out = runtime::to_handle(n->child);
   return CUDA_SUCCESS;
 }
@@ -975,6 +976,16 @@ CUresult cuGraphExecKernelNodeSetParams_v10010(CUgraphExec e, CUgraphNode n,
   if (!p) return CUDA_ERROR_INVALID_VALUE;
   CUDA_KERNEL_NODE_PARAMS_v2 v2 = widen(p);
   return cuGraphExecKernelNodeSetParams_v12000(e, n, &v2);
+}
+
+CUresult cuGraphExecChildGraphNodeSetParams_v11010(CUgraphExec he, CUgraphNode hn, CUgraph child) {
+  GraphExec* e;
+  if (CUresult r = exec_of(he, e)) return r;
+  GraphNode* n;
+  if (CUresult r = node_of(hn, n)) return r;
+  Graph* g;
+  if (CUresult r = graph_of(child, g)) return r;
+  return runtime::set_exec_child_graph(e, n, g);
 }
 
 CUresult cuGraphExecEventRecordNodeSetEvent_v11010(CUgraphExec e, CUgraphNode n, CUevent ev) {

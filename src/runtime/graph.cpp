@@ -289,8 +289,16 @@ CUresult launch_graph(GraphExec* exec, Stream* stream) {
     }
     return CUDA_SUCCESS;
   };
+  if (is_capturing(stream)) {
+    // Launched into a capture: the whole launch is one node of the capturing graph.
+    GraphNode node;
+    node.type = CU_GRAPH_NODE_TYPE_GRAPH;
+    node.context = stream->context;
+    node.work = std::move(run);
+    return capture_node(stream, node);
+  }
   uint64_t sequence = submit(stream, std::move(run), std::move(after));
-  if (sequence == 0) return CUDA_SUCCESS; // captured into another graph
+  if (sequence == 0) return CUDA_SUCCESS; // captured meanwhile
   // An event recorded by the graph completes with the launch.
   for (Event* e : recorded) {
     std::lock_guard lock(e->mutex);
@@ -352,6 +360,40 @@ CUresult set_exec_node(GraphExec* exec, GraphNode* node, const GraphNode& protot
     return CUDA_SUCCESS;
   }
   return CUDA_ERROR_INVALID_VALUE;
+}
+
+namespace {
+
+void nodes_of(const Graph* g, std::set<const GraphNode*>& out) {
+  for (const GraphNode* n : g->nodes) {
+    out.insert(n);
+    if (n->child) nodes_of(n->child, out);
+  }
+}
+
+} // namespace
+
+CUresult set_exec_child_graph(GraphExec* exec, GraphNode* node, Graph* child) {
+  if (node->type != CU_GRAPH_NODE_TYPE_GRAPH || !node->child) return CUDA_ERROR_INVALID_VALUE;
+  if (signature(child) != signature(node->child)) return CUDA_ERROR_INVALID_VALUE;
+  std::vector<GraphExec::Step> fresh;
+  if (!flatten(child, fresh)) return CUDA_ERROR_INVALID_VALUE;
+  std::set<const GraphNode*> old;
+  nodes_of(node->child, old);
+  std::lock_guard lock(exec->mutex);
+  if (std::find(exec->top_level.begin(), exec->top_level.end(), node) == exec->top_level.end())
+    return CUDA_ERROR_INVALID_VALUE;
+  // The child's steps are contiguous, in the same order as a flattening of `child`.
+  size_t k = 0;
+  for (GraphExec::Step& s : exec->steps) {
+    if (!old.count(s.origin)) continue;
+    if (k == fresh.size()) return CUDA_ERROR_INVALID_VALUE;
+    GraphExec::Step& f = fresh[k++];
+    s.type = f.type;
+    s.work = f.work;
+    s.event = f.event;
+  }
+  return k == fresh.size() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult set_exec_node_enabled(GraphExec* exec, GraphNode* node, bool enabled) {
@@ -690,6 +732,24 @@ bool capture_record(Event* e, Stream* s) {
   }
   st.events[e] = EventCapture{sc->capture, sc->frontier};
   return true;
+}
+
+void capture_forget_stream(Stream* s) {
+  if (!any_capture()) return;
+  CaptureState& st = captures();
+  std::lock_guard lock(st.mutex);
+  StreamCapture* sc = capture_of(st, s);
+  if (!sc) return;
+  Capture* c = sc->capture;
+  c->invalidated = true;
+  if (c->origin != s) {
+    st.streams.erase(s);
+    return;
+  }
+  Graph* g = c->graph;
+  bool owned = c->owns_graph;
+  end(st, c);
+  if (owned) destroy_graph(g);
 }
 
 bool capture_wait(Stream* s, Event* e, CUresult& r) {

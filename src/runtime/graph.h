@@ -48,8 +48,10 @@ struct GraphNode {
   Graph* graph = nullptr;
   CUgraphNodeType type = CU_GRAPH_NODE_TYPE_EMPTY;
   std::vector<GraphNode*> dependencies;
-  Work work;              // empty for empty, child-graph and event nodes
-  Graph* child = nullptr; // CU_GRAPH_NODE_TYPE_GRAPH: a clone owned by the node
+  Work work; // empty for empty, child-graph and event nodes
+  // CU_GRAPH_NODE_TYPE_GRAPH: a clone owned by the node; null for an executable graph
+  // launched into a capture (its `work` runs the launch).
+  Graph* child = nullptr;
   Event* event = nullptr; // event record and wait nodes
   Context* context = nullptr;
   // The parameters as given, for the getters.
@@ -124,6 +126,9 @@ CUresult update_exec(GraphExec* exec, Graph* graph, CUgraphExecUpdateResult& res
 // Replaces the parameters of `node` (a node of the instantiated graph) in `exec` with
 // those of `prototype`, which must have the same type.
 CUresult set_exec_node(GraphExec* exec, GraphNode* node, const GraphNode& prototype);
+// Replaces the child graph of a child graph node in `exec`: `child` must have the same
+// topology and node order (CUDA_ERROR_INVALID_VALUE otherwise).
+CUresult set_exec_child_graph(GraphExec* exec, GraphNode* node, Graph* child);
 // A disabled node does nothing when the graph runs (its dependencies still hold).
 CUresult set_exec_node_enabled(GraphExec* exec, GraphNode* node, bool enabled);
 CUresult exec_node_enabled(GraphExec* exec, GraphNode* node, bool& enabled);
@@ -179,6 +184,8 @@ CUresult capture_check_sync(Stream* stream);
 // calling thread's capture interaction mode.
 CUresult capture_check_unsafe();
 bool capture_record(Event* event, Stream* stream);
+// A destroyed stream leaves its capture: a capture it began is abandoned.
+void capture_forget_stream(Stream* stream);
 // Returns true when the wait was handled by capture (result in `r`).
 bool capture_wait(Stream* stream, Event* event, CUresult& r);
 

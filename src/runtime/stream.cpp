@@ -165,6 +165,7 @@ Result<Stream*> create_stream(Context* context, unsigned flags, int priority) {
 CUresult destroy_stream(Stream* s) {
   if (s->role != Stream::Role::Created || !stream_registry().remove(s))
     return CUDA_ERROR_INVALID_HANDLE;
+  capture_forget_stream(s);
   // CUDA lets destruction return at once and finishes queued work in the background.
   s->shut_down();
   return CUDA_SUCCESS;

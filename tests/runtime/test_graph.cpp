@@ -358,3 +358,75 @@ TEST(Graph, DisabledNodesDoNothing) {
   destroy_stream(s);
   release_primary(devices()[0]);
 }
+
+TEST(Graph, ChildGraphOfAnExecutableGraphCanBeReplaced) {
+  Context* c = primary();
+  Log log;
+  auto child_of = [&](int base) {
+    Graph* g = create_graph();
+    GraphNode* a = add_node(g, work_node(log.append(base)), {});
+    add_node(g, work_node(log.append(base + 1)), {a});
+    return g;
+  };
+  Graph* first = child_of(10);
+  Graph* parent = create_graph();
+  GraphNode nested;
+  nested.type = CU_GRAPH_NODE_TYPE_GRAPH;
+  nested.child = clone_graph(first);
+  GraphNode* n = add_node(parent, nested, {});
+  add_node(parent, work_node(log.append(1)), {n});
+  auto exec = instantiate(parent, 0);
+  ASSERT_TRUE(exec);
+  Graph* second = child_of(20);
+  EXPECT_EQ(set_exec_child_graph(exec.value(), n, second), CUDA_SUCCESS);
+  Graph* other_shape = create_graph();
+  add_node(other_shape, GraphNode{}, {});
+  EXPECT_EQ(set_exec_child_graph(exec.value(), n, other_shape), CUDA_ERROR_INVALID_VALUE);
+  Stream* s = new_stream(c);
+  launch_graph(exec.value(), s);
+  s->synchronize();
+  EXPECT_EQ(log.take(), (std::vector<int>{20, 21, 1}));
+  destroy_exec(exec.value());
+  for (Graph* g : {first, parent, second, other_shape})
+    destroy_graph(g);
+  destroy_stream(s);
+  release_primary(devices()[0]);
+}
+
+TEST(Graph, LaunchIntoACaptureAndStreamsDestroyedWhileCapturing) {
+  Context* c = primary();
+  Log log;
+  Graph* inner = create_graph();
+  add_node(inner, work_node(log.append(1)), {});
+  auto inner_exec = instantiate(inner, 0);
+  ASSERT_TRUE(inner_exec);
+  Stream* s = new_stream(c);
+  ASSERT_EQ(begin_capture(s, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
+  EXPECT_EQ(launch_graph(inner_exec.value(), s), CUDA_SUCCESS);
+  submit(s, log.append(2));
+  Graph* outer = nullptr;
+  ASSERT_EQ(end_capture(s, &outer), CUDA_SUCCESS);
+  ASSERT_EQ(outer->nodes.size(), 2u);
+  EXPECT_EQ(outer->nodes[0]->type, CU_GRAPH_NODE_TYPE_GRAPH);
+  EXPECT_TRUE(log.take().empty());
+  auto outer_exec = instantiate(outer, 0);
+  ASSERT_TRUE(outer_exec);
+  launch_graph(outer_exec.value(), s);
+  s->synchronize();
+  EXPECT_EQ(log.take(), (std::vector<int>{1, 2}));
+
+  // A capturing stream that is destroyed abandons its capture.
+  Stream* doomed = new_stream(c);
+  ASSERT_EQ(begin_capture(doomed, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
+  EXPECT_EQ(destroy_stream(doomed), CUDA_SUCCESS);
+  EXPECT_FALSE(any_capture());
+  EXPECT_EQ(submit_and_wait(s, log.append(3)), CUDA_SUCCESS);
+  EXPECT_EQ(log.take(), (std::vector<int>{3}));
+
+  destroy_exec(outer_exec.value());
+  destroy_exec(inner_exec.value());
+  destroy_graph(outer);
+  destroy_graph(inner);
+  destroy_stream(s);
+  release_primary(devices()[0]);
+}
