@@ -58,6 +58,9 @@ CUresult resolve_array_side(const CopySide& side, const runtime::CopyExtent& e, 
   runtime::Array* a = runtime::find_array(side.array);
   if (!a) return CUDA_ERROR_INVALID_VALUE;
   if (side.lod != 0) return CUDA_ERROR_INVALID_VALUE;
+  // Its memory may have gone with its context, and the address been handed out again.
+  auto storage = runtime::find_allocation(a->data);
+  if (!storage || storage->buffer_id != a->buffer_id) return CUDA_ERROR_INVALID_VALUE;
   if (side.x_bytes > a->row_bytes || e.width_bytes > a->row_bytes - side.x_bytes ||
       side.y > a->rows || e.height > a->rows - side.y || side.z > a->slices ||
       e.depth > a->slices - side.z)

@@ -1,23 +1,17 @@
 #include "runtime/array.h"
 
 #include <memory>
-#include <mutex>
-#include <set>
 #include <string>
 
+#include "runtime/handle.h"
 #include "runtime/memory.h"
 
 namespace mimic::runtime {
 
 namespace {
 
-struct ArrayRegistry {
-  std::mutex mutex;
-  std::set<Array*> live;
-};
-
-ArrayRegistry& arrays() {
-  static auto* r = new ArrayRegistry;
+HandleRegistry<Array>& arrays() {
+  static auto* r = new HandleRegistry<Array>;
   return *r;
 }
 
@@ -83,30 +77,23 @@ Result<Array*> create_array(Context* context, const CUDA_ARRAY3D_DESCRIPTOR& d) 
     return Error("cannot allocate " + std::to_string(bytes) + " bytes for an array",
                  CUDA_ERROR_OUT_OF_MEMORY);
   array->data = data.value();
-  ArrayRegistry& r = arrays();
-  std::lock_guard lock(r.mutex);
+  array->buffer_id = find_allocation(array->data)->buffer_id;
   Array* a = array.release();
-  r.live.insert(a);
+  arrays().add(a);
   return a;
 }
 
 CUresult destroy_array(Array* array) {
-  ArrayRegistry& r = arrays();
-  {
-    std::lock_guard lock(r.mutex);
-    if (!r.live.erase(array)) return CUDA_ERROR_INVALID_HANDLE;
-  }
-  // The memory may already be gone with its context (release_all); that is not an error.
-  release(array->data, {MemoryKind::Device});
-  delete array;
+  if (!arrays().remove(array)) return CUDA_ERROR_INVALID_HANDLE;
+  // The memory may already be gone with its context (release_all), and its address
+  // handed out again: release it only while it is still the array's.
+  auto a = find_allocation(array->data);
+  if (a && a->base == reinterpret_cast<uintptr_t>(array->data) && a->buffer_id == array->buffer_id)
+    release(array->data, {MemoryKind::Device});
+  array->data = nullptr;
   return CUDA_SUCCESS;
 }
 
-Array* find_array(CUarray handle) {
-  ArrayRegistry& r = arrays();
-  std::lock_guard lock(r.mutex);
-  auto* a = reinterpret_cast<Array*>(handle);
-  return r.live.count(a) ? a : nullptr;
-}
+Array* find_array(CUarray handle) { return arrays().find(handle); }
 
 } // namespace mimic::runtime

@@ -17,6 +17,7 @@ struct Array {
   size_t rows = 1;          // max(Height, 1)
   size_t slices = 1;        // max(Depth, 1)
   void* data = nullptr;
+  unsigned long long buffer_id = 0; // of `data` in the allocation registry
   size_t slice_bytes() const { return row_bytes * rows; }
 };
 

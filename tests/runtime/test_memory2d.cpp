@@ -101,6 +101,14 @@ TEST(Arrays, RowMajorStorageAndValidation) {
   d.NumChannels = 1;
   d.Flags = CUDA_ARRAY3D_LAYERED;
   EXPECT_EQ(create_array(c, d).error().code(), CUDA_ERROR_NOT_SUPPORTED);
+  auto other = create_context(devices()[0], 0);
+  ASSERT_TRUE(other);
+  d.Flags = 0;
+  auto orphan = create_array(other.value(), d);
+  ASSERT_TRUE(orphan);
+  EXPECT_EQ(destroy_context(other.value()), CUDA_SUCCESS); // takes the array's memory
+  EXPECT_FALSE(find_allocation(orphan.value()->data));
+  EXPECT_EQ(destroy_array(orphan.value()), CUDA_SUCCESS);
   Array* stale = a.value();
   EXPECT_EQ(destroy_array(stale), CUDA_SUCCESS);
   EXPECT_EQ(find_array(to_handle(stale)), nullptr);
