@@ -10,6 +10,7 @@
 
 namespace mimic::runtime {
 struct GraphNode;
+struct Stream;
 struct KernelNodeParams;
 } // namespace mimic::runtime
 
@@ -32,6 +33,12 @@ runtime::GraphNode memset_node(runtime::Context* c, CUdeviceptr dst, unsigned va
 
 // Kernel launches (impl_module.cpp): validation and parameter packing, and the launch
 // itself, which graph kernel nodes call when they run.
+// Stream-ordered allocation on a capturing stream (impl_graph.cpp): a memory allocation
+// node whose memory is allocated now and keeps its address for every launch, and a free
+// node.
+CUresult capture_mem_alloc(runtime::Stream* s, size_t bytes, CUdeviceptr* out);
+CUresult capture_mem_free(runtime::Stream* s, CUdeviceptr p);
+
 CUresult prepare_launch(runtime::Context* c, CUfunction fn, const unsigned grid[3], const unsigned block[3],
                         unsigned shared, void** params, void** extra, runtime::KernelNodeParams& out);
 CUresult run_launch(const runtime::KernelNodeParams& launch);

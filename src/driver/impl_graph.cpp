@@ -2,6 +2,7 @@
 // work, instantiating, launching and updating them. The runtime (runtime/graph.h) keeps
 // the structure; this file validates arguments and builds each node's work.
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -43,6 +44,73 @@ runtime::GraphNode memcpy_node(runtime::Context* c, void* dst, const void* src, 
     return backend->copy(dst, src, bytes) ? CUDA_SUCCESS : CUDA_ERROR_UNKNOWN;
   };
   return node;
+}
+
+namespace {
+
+// Memory of graph allocation nodes (cuDeviceGetGraphMemAttribute).
+std::atomic<uint64_t> graph_memory_current{0}, graph_memory_high{0};
+
+// Allocates the memory of an allocation node now: it keeps its address for every launch
+// and stays allocated until cuMemFree.
+CUresult mem_alloc_node(const CUDA_MEM_ALLOC_NODE_PARAMS* p, runtime::GraphNode& node) {
+  runtime::Context* c = nullptr;
+  if (CUresult r = current_context(c)) return r;
+  if (!p || p->bytesize == 0 || p->poolProps.allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
+      p->poolProps.handleTypes != CU_MEM_HANDLE_TYPE_NONE ||
+      p->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
+      p->poolProps.location.id != c->device->ordinal())
+    return CUDA_ERROR_INVALID_VALUE;
+  if (p->bytesize > c->device->properties().total_memory) return CUDA_ERROR_OUT_OF_MEMORY;
+  auto memory = runtime::allocate(c, p->bytesize, runtime::MemoryKind::Device);
+  if (!memory) return CUDA_ERROR_OUT_OF_MEMORY;
+  node = runtime::GraphNode{};
+  node.type = CU_GRAPH_NODE_TYPE_MEM_ALLOC;
+  node.context = c;
+  node.mem_alloc = *p;
+  node.mem_alloc.accessDescs = nullptr;
+  node.mem_alloc.accessDescCount = 0;
+  node.mem_alloc.dptr = CUdeviceptr(reinterpret_cast<uintptr_t>(memory.value()));
+  uint64_t now = graph_memory_current += p->bytesize;
+  uint64_t high = graph_memory_high.load();
+  while (now > high && !graph_memory_high.compare_exchange_weak(high, now)) {
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult mem_free_node(CUdeviceptr p, runtime::GraphNode& node) {
+  auto a = runtime::find_allocation(ptr(p));
+  if (!a || a->base != uintptr_t(p)) return CUDA_ERROR_INVALID_VALUE;
+  node = runtime::GraphNode{};
+  node.type = CU_GRAPH_NODE_TYPE_MEM_FREE;
+  node.context = a->context;
+  node.mem_free = p;
+  return CUDA_SUCCESS;
+}
+
+} // namespace
+
+CUresult capture_mem_alloc(runtime::Stream* s, size_t bytes, CUdeviceptr* out) {
+  if (!out || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+  CUDA_MEM_ALLOC_NODE_PARAMS p{};
+  p.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  p.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  p.poolProps.location.id = s->context->device->ordinal();
+  p.bytesize = bytes;
+  runtime::GraphNode node;
+  if (CUresult r = mem_alloc_node(&p, node)) return r;
+  if (CUresult r = runtime::capture_node(s, node)) {
+    runtime::release(ptr(node.mem_alloc.dptr), {runtime::MemoryKind::Device});
+    return r;
+  }
+  *out = node.mem_alloc.dptr;
+  return CUDA_SUCCESS;
+}
+
+CUresult capture_mem_free(runtime::Stream* s, CUdeviceptr p) {
+  runtime::GraphNode node;
+  if (CUresult r = mem_free_node(p, node)) return r;
+  return runtime::capture_node(s, node);
 }
 
 runtime::GraphNode memset_node(runtime::Context* c, CUdeviceptr dst, unsigned value,
@@ -440,8 +508,16 @@ CUresult node_from_params(const CUgraphNodeParams* p, GraphNode& node) {
     node.child = runtime::clone_graph(child);
     return CUDA_SUCCESS;
   }
+  case CU_GRAPH_NODE_TYPE_MEM_ALLOC: {
+    static_assert(sizeof(CUDA_MEM_ALLOC_NODE_PARAMS_v2) == sizeof(CUDA_MEM_ALLOC_NODE_PARAMS));
+    CUDA_MEM_ALLOC_NODE_PARAMS v1;
+    std::memcpy(&v1, &p->alloc, sizeof v1);
+    return mem_alloc_node(&v1, node);
+  }
+  case CU_GRAPH_NODE_TYPE_MEM_FREE:
+    return mem_free_node(p->free.dptr, node);
   default:
-    return CUDA_ERROR_NOT_SUPPORTED; // memory, semaphore, batch-op and conditional nodes
+    return CUDA_ERROR_NOT_SUPPORTED; // semaphore, batch-op and conditional nodes
   }
 }
 
@@ -452,6 +528,12 @@ CUresult add_generic(CUgraphNode* out, CUgraph hg, const CUgraphNode* deps,
   if (CUresult r = node_from_params(p, node)) return r;
   CUresult r = add(out, hg, deps, count, node);
   if (r != CUDA_SUCCESS && node.child) runtime::destroy_graph(node.child);
+  if (node.type == CU_GRAPH_NODE_TYPE_MEM_ALLOC) {
+    if (r != CUDA_SUCCESS)
+      runtime::release(ptr(node.mem_alloc.dptr), {runtime::MemoryKind::Device});
+    else
+      p->alloc.dptr = node.mem_alloc.dptr;
+  }
   return r;
 }
 
@@ -1015,7 +1097,9 @@ CUresult cuGraphNodeSetParams_v12020(CUgraphNode h, CUgraphNodeParams* p) {
   GraphNode* n;
   if (CUresult r = node_of(h, n)) return r;
   if (!p || p->type != n->type) return CUDA_ERROR_INVALID_VALUE;
-  if (p->type == CU_GRAPH_NODE_TYPE_GRAPH) return CUDA_ERROR_NOT_SUPPORTED;
+  if (p->type == CU_GRAPH_NODE_TYPE_GRAPH || p->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC ||
+      p->type == CU_GRAPH_NODE_TYPE_MEM_FREE)
+    return CUDA_ERROR_NOT_SUPPORTED;
   GraphNode node;
   if (CUresult r = node_from_params(p, node)) return r;
   assign(n, std::move(node));
@@ -1023,7 +1107,9 @@ CUresult cuGraphNodeSetParams_v12020(CUgraphNode h, CUgraphNodeParams* p) {
 }
 
 CUresult cuGraphExecNodeSetParams_v12020(CUgraphExec e, CUgraphNode n, CUgraphNodeParams* p) {
-  if (p && p->type == CU_GRAPH_NODE_TYPE_GRAPH) return CUDA_ERROR_NOT_SUPPORTED;
+  if (p && (p->type == CU_GRAPH_NODE_TYPE_GRAPH || p->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC ||
+            p->type == CU_GRAPH_NODE_TYPE_MEM_FREE))
+    return CUDA_ERROR_NOT_SUPPORTED;
   GraphNode node;
   CUresult built = node_from_params(p, node);
   return exec_set(e, n, built, node);
@@ -1199,6 +1285,82 @@ CUresult cuGraphReleaseUserObject_v11030(CUgraph hg, CUuserObject h, unsigned in
   runtime::UserObject* o = runtime::find_user_object(h);
   if (!o || count == 0) return CUDA_ERROR_INVALID_VALUE;
   return runtime::graph_release_user_object(g, o, count);
+}
+
+// ---- memory allocation nodes
+
+CUresult cuGraphAddMemAllocNode_v11040(CUgraphNode* out, CUgraph g, const CUgraphNode* deps,
+                                       size_t n, CUDA_MEM_ALLOC_NODE_PARAMS* p) {
+  Graph* graph;
+  if (CUresult r = graph_of(g, graph)) return r;
+  GraphNode node;
+  if (CUresult r = mem_alloc_node(p, node)) return r;
+  if (CUresult r = add(out, g, deps, n, node)) {
+    runtime::release(ptr(node.mem_alloc.dptr), {runtime::MemoryKind::Device});
+    return r;
+  }
+  p->dptr = node.mem_alloc.dptr;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphMemAllocNodeGetParams_v11040(CUgraphNode h, CUDA_MEM_ALLOC_NODE_PARAMS* p) {
+  GraphNode* n;
+  if (CUresult r = typed_node(h, CU_GRAPH_NODE_TYPE_MEM_ALLOC, n)) return r;
+  if (!p) return CUDA_ERROR_INVALID_VALUE;
+  *p = n->mem_alloc;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphAddMemFreeNode_v11040(CUgraphNode* out, CUgraph g, const CUgraphNode* deps,
+                                      size_t n, CUdeviceptr dptr) {
+  GraphNode node;
+  if (CUresult r = mem_free_node(dptr, node)) return r;
+  return add(out, g, deps, n, node);
+}
+
+CUresult cuGraphMemFreeNodeGetParams_v11040(CUgraphNode h, CUdeviceptr* dptr) {
+  GraphNode* n;
+  if (CUresult r = typed_node(h, CU_GRAPH_NODE_TYPE_MEM_FREE, n)) return r;
+  if (!dptr) return CUDA_ERROR_INVALID_VALUE;
+  *dptr = n->mem_free;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGraphMemTrim_v11040(CUdevice device) {
+  const runtime::Device* d;
+  return device_of(device, d); // nothing is cached: allocation nodes own their memory
+}
+
+CUresult cuDeviceGetGraphMemAttribute_v11040(CUdevice device, CUgraphMem_attribute attr,
+                                             void* value) {
+  const runtime::Device* d;
+  if (CUresult r = device_of(device, d)) return r;
+  if (!value) return CUDA_ERROR_INVALID_VALUE;
+  auto* out = static_cast<cuuint64_t*>(value);
+  switch (attr) {
+  case CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT:
+  case CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT:
+    *out = graph_memory_current.load();
+    return CUDA_SUCCESS;
+  case CU_GRAPH_MEM_ATTR_USED_MEM_HIGH:
+  case CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH:
+    *out = graph_memory_high.load();
+    return CUDA_SUCCESS;
+  default:
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+
+CUresult cuDeviceSetGraphMemAttribute_v11040(CUdevice device, CUgraphMem_attribute attr,
+                                             void* value) {
+  const runtime::Device* d;
+  if (CUresult r = device_of(device, d)) return r;
+  if (!value || *static_cast<cuuint64_t*>(value) != 0) return CUDA_ERROR_INVALID_VALUE;
+  // Only the high watermarks can be reset (to the current use).
+  if (attr != CU_GRAPH_MEM_ATTR_USED_MEM_HIGH && attr != CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH)
+    return CUDA_ERROR_INVALID_VALUE;
+  graph_memory_high = graph_memory_current.load();
+  return CUDA_SUCCESS;
 }
 
 } // namespace mimic::driver::impl

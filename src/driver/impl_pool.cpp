@@ -21,20 +21,14 @@ CUresult stream_for(CUstream h, bool per_thread, runtime::Context*& c, runtime::
   return s ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
-// Stream-ordered allocation in a captured graph needs allocation nodes, which Mimic's
-// graphs do not have yet.
-CUresult check_not_capturing(runtime::Stream* s) {
-  if (runtime::capture_info(s).status == CU_STREAM_CAPTURE_STATUS_NONE) return CUDA_SUCCESS;
-  return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-}
-
 CUresult allocate(CUdeviceptr* out, size_t bytes, runtime::MemPool* pool, CUstream h,
                   bool per_thread) {
   runtime::Context* c;
   runtime::Stream* s;
   if (CUresult r = stream_for(h, per_thread, c, s)) return r;
-  if (CUresult r = check_not_capturing(s)) return r;
   if (!out || bytes == 0) return CUDA_ERROR_INVALID_VALUE;
+  // On a capturing stream: a graph allocation node (impl_graph.cpp).
+  if (runtime::is_capturing(s)) return capture_mem_alloc(s, bytes, out);
   if (!pool) pool = runtime::current_pool(*c->device);
   if (pool->device != c->device) return CUDA_ERROR_INVALID_VALUE;
   if (bytes > c->device->properties().total_memory) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -50,8 +44,8 @@ CUresult free_async(CUdeviceptr p, CUstream h, bool per_thread) {
   runtime::Context* c;
   runtime::Stream* s;
   if (CUresult r = stream_for(h, per_thread, c, s)) return r;
-  if (CUresult r = check_not_capturing(s)) return r;
   if (p == 0) return CUDA_ERROR_INVALID_VALUE;
+  if (runtime::is_capturing(s)) return capture_mem_free(s, p);
   if (runtime::pool_owns(ptr(p))) return runtime::pool_free(ptr(p), s);
   auto a = runtime::find_allocation(ptr(p));
   if (!a || a->base != uintptr_t(p) ||

@@ -59,6 +59,8 @@ struct GraphNode {
   CUDA_MEMSET_NODE_PARAMS memset{};
   CUDA_MEMCPY3D memcpy{};
   std::shared_ptr<const KernelNodeParams> kernel;
+  CUDA_MEM_ALLOC_NODE_PARAMS mem_alloc{}; // its dptr is allocated when the node is made
+  CUdeviceptr mem_free = 0;
   GraphNode* cloned_from = nullptr;
   // Kernel nodes: launch attributes set with cuGraphKernelNodeSetAttribute.
   std::vector<std::pair<CUkernelNodeAttrID, CUkernelNodeAttrValue>> attributes;

@@ -440,8 +440,53 @@ static int user_objects() {
   return 0;
 }
 
+// Stream-ordered allocation inside a capture becomes allocation and free nodes.
+static int captured_allocation() {
+  const size_t n = 512, bytes = n * sizeof(int);
+  int* host;
+  CHECK(cudaMallocHost(&host, bytes));
+  cudaStream_t s;
+  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  int* scratch = nullptr;
+  CHECK(cudaMallocAsync((void**)&scratch, bytes, s));
+  EXPECT(scratch != nullptr);
+  CHECK(cudaMemsetAsync(scratch, 0x33, bytes, s));
+  CHECK(cudaMemcpyAsync(host, scratch, bytes, cudaMemcpyDeviceToHost, s));
+  CHECK(cudaFreeAsync(scratch, s));
+  cudaGraph_t g;
+  CHECK(cudaStreamEndCapture(s, &g));
+  size_t count = 0;
+  CHECK(cudaGraphGetNodes(g, nullptr, &count));
+  EXPECT(count == 4);
+  std::vector<cudaGraphNode_t> nodes(count);
+  CHECK(cudaGraphGetNodes(g, nodes.data(), &count));
+  int allocs = 0, frees = 0;
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type;
+    CHECK(cudaGraphNodeGetType(node, &type));
+    allocs += type == cudaGraphNodeTypeMemAlloc;
+    frees += type == cudaGraphNodeTypeMemFree;
+  }
+  EXPECT(allocs == 1 && frees == 1);
+  cudaGraphExec_t exec;
+  CHECK(cudaGraphInstantiate(&exec, g, 0));
+  for (int round = 0; round < 2; ++round) {
+    std::memset(host, 0, bytes);
+    CHECK(cudaGraphLaunch(exec, s));
+    CHECK(cudaStreamSynchronize(s));
+    EXPECT(all_equal(host, n, 0x33333333));
+  }
+  CHECK(cudaGraphExecDestroy(exec));
+  CHECK(cudaGraphDestroy(g));
+  CHECK(cudaStreamDestroy(s));
+  CHECK(cudaFreeHost(host));
+  return 0;
+}
+
 int main() {
-  if (captured_graph() || explicit_graph() || capture_errors() || generic_nodes() || user_objects())
+  if (captured_graph() || explicit_graph() || capture_errors() || generic_nodes() ||
+      user_objects() || captured_allocation())
     return 1;
   if (failures) {
     fprintf(stderr, "%d checks failed\n", failures);
