@@ -6,6 +6,7 @@
 #include "driver/impl_common.h"
 #include "driver/impl_copy.h"
 #include "runtime/array.h"
+#include "runtime/graph.h"
 #include "runtime/memory.h"
 #include "runtime/pitched.h"
 #include "runtime/stream.h"
@@ -146,6 +147,13 @@ CUresult copy(const CopyRequest& request, CUstream h, bool per_thread, bool asyn
   runtime::Work work;
   bool pageable_host = false;
   if (CUresult r = prepare_copy(request, c, work, pageable_host)) return r;
+  if (async && runtime::is_capturing(s)) {
+    runtime::GraphNode node;
+    node.type = CU_GRAPH_NODE_TYPE_MEMCPY;
+    node.context = c;
+    node.work = std::move(work);
+    return runtime::capture_node(s, node);
+  }
   if (!async || pageable_host) return runtime::submit_and_wait(s, std::move(work));
   runtime::submit(s, std::move(work));
   return CUDA_SUCCESS;
@@ -240,6 +248,14 @@ CUresult fill_2d(CUdeviceptr dst, size_t pitch, uint32_t value, size_t element, 
     return runtime::fill_pitched(*backend, region, value, element, extent) ? CUDA_SUCCESS
                                                                            : CUDA_ERROR_UNKNOWN;
   };
+  if (async && runtime::is_capturing(s)) {
+    runtime::GraphNode node;
+    node.type = CU_GRAPH_NODE_TYPE_MEMSET;
+    node.context = c;
+    node.memset = CUDA_MEMSET_NODE_PARAMS{dst, pitch, value, unsigned(element), width, height};
+    node.work = work;
+    return runtime::capture_node(s, node);
+  }
   if (!async) return runtime::submit_and_wait(s, work);
   runtime::submit(s, work);
   return CUDA_SUCCESS;

@@ -484,9 +484,46 @@ static int captured_allocation() {
   return 0;
 }
 
+// Pitched fills and copies on a capturing stream become memset and memcpy nodes.
+static int captured_pitched() {
+  int* host;
+  CHECK(cudaMallocHost(&host, 4 * 3 * sizeof(int)));
+  int* d;
+  size_t pitch;
+  CHECK(cudaMallocPitch(&d, &pitch, 8 * sizeof(int), 4));
+  cudaStream_t s;
+  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  CHECK(cudaMemset2DAsync(d, pitch, 0x44, 8 * sizeof(int), 4, s));
+  CHECK(cudaMemcpy2DAsync(host, 3 * sizeof(int), d, pitch, 3 * sizeof(int), 4,
+                          cudaMemcpyDeviceToHost, s));
+  cudaGraph_t g;
+  CHECK(cudaStreamEndCapture(s, &g));
+  size_t count = 2;
+  cudaGraphNode_t nodes[2];
+  CHECK(cudaGraphGetNodes(g, nodes, &count));
+  EXPECT(count == 2);
+  cudaGraphNodeType first, second;
+  CHECK(cudaGraphNodeGetType(nodes[0], &first));
+  CHECK(cudaGraphNodeGetType(nodes[1], &second));
+  EXPECT(first == cudaGraphNodeTypeMemset && second == cudaGraphNodeTypeMemcpy);
+  cudaGraphExec_t exec;
+  CHECK(cudaGraphInstantiate(&exec, g, 0));
+  std::memset(host, 0, 4 * 3 * sizeof(int));
+  CHECK(cudaGraphLaunch(exec, s));
+  CHECK(cudaStreamSynchronize(s));
+  EXPECT(all_equal(host, 12, 0x44444444));
+  CHECK(cudaGraphExecDestroy(exec));
+  CHECK(cudaGraphDestroy(g));
+  CHECK(cudaStreamDestroy(s));
+  CHECK(cudaFree(d));
+  CHECK(cudaFreeHost(host));
+  return 0;
+}
+
 int main() {
   if (captured_graph() || explicit_graph() || capture_errors() || generic_nodes() ||
-      user_objects() || captured_allocation())
+      user_objects() || captured_allocation() || captured_pitched())
     return 1;
   if (failures) {
     fprintf(stderr, "%d checks failed\n", failures);
