@@ -49,7 +49,7 @@ static int captured_graph() {
   CHECK(cudaMalloc(&b, bytes));
   CHECK(cudaMalloc(&c, bytes));
   cudaStream_t s1, s2;
-  CHECK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+  CHECK(cudaStreamCreate(&s1)); // a blocking stream captures as well
   CHECK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
   cudaEvent_t fork, join;
   CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
