@@ -445,6 +445,7 @@ CUresult capture_info(CUstream h, bool per_thread, CUstreamCaptureStatus* status
   runtime::Stream* s;
   if (CUresult r = stream_of(h, per_thread, s)) return r;
   if (!status) return CUDA_ERROR_INVALID_VALUE;
+  if (runtime::legacy_blocked_by_capture(s)) return CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
   runtime::CaptureInfo info = runtime::capture_info(s);
   *status = info.status;
   bool active = info.status != CU_STREAM_CAPTURE_STATUS_NONE;

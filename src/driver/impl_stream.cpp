@@ -290,6 +290,8 @@ CUresult cuEventSynchronize_v2000(CUevent e) {
   runtime::Event* ev = runtime::find_event(e);
   if (!ev)
     return CUDA_ERROR_INVALID_HANDLE;
+  if (runtime::event_captured(ev))
+    return CUDA_ERROR_CAPTURED_EVENT;
   return runtime::synchronize_event(ev);
 }
 
@@ -299,6 +301,8 @@ CUresult cuEventQuery_v2000(CUevent e) {
   runtime::Event* ev = runtime::find_event(e);
   if (!ev)
     return CUDA_ERROR_INVALID_HANDLE;
+  if (runtime::event_captured(ev))
+    return CUDA_ERROR_CAPTURED_EVENT;
   return runtime::query_event(ev);
 }
 
@@ -311,6 +315,8 @@ CUresult cuEventElapsedTime_v2000(float* ms, CUevent start, CUevent end) {
   runtime::Event* b = runtime::find_event(end);
   if (!a || !b)
     return CUDA_ERROR_INVALID_HANDLE;
+  if (runtime::event_captured(a) || runtime::event_captured(b))
+    return CUDA_ERROR_CAPTURED_EVENT;
   return runtime::elapsed_ms(a, b, ms);
 }
 CUresult cuEventElapsedTime_v12080(float* ms, CUevent start, CUevent end) { return cuEventElapsedTime_v2000(ms, start, end); }

@@ -658,6 +658,20 @@ bool is_capturing(Stream* s) {
   return capture_of(st, s) != nullptr;
 }
 
+bool legacy_blocked_by_capture(Stream* s) {
+  if (!any_capture() || s->role != Stream::Role::Legacy) return false;
+  CaptureState& st = captures();
+  std::lock_guard lock(st.mutex);
+  return !implicitly_ordered(st, s).empty();
+}
+
+bool event_captured(Event* e) {
+  if (!any_capture()) return false;
+  CaptureState& st = captures();
+  std::lock_guard lock(st.mutex);
+  return st.events.count(e) != 0;
+}
+
 CUresult capture_node(Stream* s, const GraphNode& prototype) {
   CaptureState& st = captures();
   std::lock_guard lock(st.mutex);

@@ -170,6 +170,11 @@ CUresult update_capture_dependencies(Stream* stream, const std::vector<GraphNode
                                      unsigned flags);
 CUstreamCaptureMode exchange_capture_mode(CUstreamCaptureMode mode);
 bool is_capturing(Stream* stream);
+// The legacy stream while a blocking stream of its context captures: unusable.
+bool legacy_blocked_by_capture(Stream* stream);
+// The event was last recorded in a capture in progress (CUDA_ERROR_CAPTURED_EVENT to
+// query, synchronise or time it).
+bool event_captured(Event* event);
 // Adds a node made from `prototype` to the stream's capture. INVALIDATED when the
 // capture was invalidated, ILLEGAL_STATE when the stream does not capture.
 CUresult capture_node(Stream* stream, const GraphNode& prototype);

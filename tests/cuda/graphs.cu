@@ -67,6 +67,11 @@ static int captured_graph() {
   CHECK(cudaStreamWaitEvent(s2, fork, 0));
   CHECK(cudaStreamIsCapturing(s2, &status));
   EXPECT(status == cudaStreamCaptureStatusActive);
+  // A captured record is no completion to query; the legacy stream is unusable while
+  // a blocking stream captures.
+  EXPECT(cudaEventQuery(fork) == cudaErrorCapturedEvent);
+  EXPECT(cudaStreamIsCapturing(cudaStreamLegacy, &status) == cudaErrorStreamCaptureImplicit);
+  cudaGetLastError();
   CHECK(cudaMemsetAsync(b, 0x11, bytes, s2));
   CHECK(cudaLaunchHostFunc(s2, count_up, &side));
   CHECK(cudaMemcpyAsync(c, a, bytes, cudaMemcpyDeviceToDevice, s1));
