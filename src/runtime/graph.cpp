@@ -65,8 +65,12 @@ void forget_graph(Graph* g) {
   graph_registry().remove(g);
 }
 
-size_t index_of(const Graph* g, const GraphNode* n) {
-  return size_t(std::find(g->nodes.begin(), g->nodes.end(), n) - g->nodes.begin());
+// Each node's position in its graph's creation order.
+std::unordered_map<const GraphNode*, size_t> positions(const Graph* g) {
+  std::unordered_map<const GraphNode*, size_t> at;
+  for (size_t i = 0; i < g->nodes.size(); ++i)
+    at[g->nodes[i]] = i;
+  return at;
 }
 
 // Kahn's algorithm, taking ready nodes in creation order; empty when there is a cycle.
@@ -78,6 +82,7 @@ std::vector<GraphNode*> topological_order(const Graph* g) {
     for (GraphNode* d : n->dependencies)
       out[d].push_back(n);
   }
+  auto at = positions(g);
   std::set<size_t> ready;
   for (size_t i = 0; i < g->nodes.size(); ++i)
     if (pending[g->nodes[i]] == 0) ready.insert(i);
@@ -87,7 +92,7 @@ std::vector<GraphNode*> topological_order(const Graph* g) {
     ready.erase(ready.begin());
     order.push_back(n);
     for (GraphNode* m : out[n])
-      if (--pending[m] == 0) ready.insert(index_of(g, m));
+      if (--pending[m] == 0) ready.insert(at.at(m));
   }
   if (order.size() != g->nodes.size()) return {};
   return order;
@@ -95,11 +100,12 @@ std::vector<GraphNode*> topological_order(const Graph* g) {
 
 // The topology as text: each node's type, its dependencies by index, child graphs nested.
 std::string signature(const Graph* g) {
+  auto at = positions(g);
   std::string s;
   for (const GraphNode* n : g->nodes) {
     s += std::to_string(int(n->type)) + ":";
     for (const GraphNode* d : n->dependencies)
-      s += std::to_string(index_of(g, d)) + ",";
+      s += std::to_string(at.at(d)) + ",";
     if (n->child) s += "(" + signature(n->child) + ")";
     s += ";";
   }

@@ -2,6 +2,7 @@
 // across streams, the errors of synchronous work during capture, executable updates.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -427,6 +428,30 @@ TEST(Graph, LaunchIntoACaptureAndStreamsDestroyedWhileCapturing) {
   destroy_exec(inner_exec.value());
   destroy_graph(outer);
   destroy_graph(inner);
+  destroy_stream(s);
+  release_primary(devices()[0]);
+}
+
+TEST(Graph, LargeCapturedGraphsInstantiateAndRun) {
+  Context* c = primary();
+  Stream* s = new_stream(c);
+  std::atomic<int> ran{0};
+  constexpr int kNodes = 20000;
+  ASSERT_EQ(begin_capture(s, CU_STREAM_CAPTURE_MODE_GLOBAL), CUDA_SUCCESS);
+  for (int i = 0; i < kNodes; ++i)
+    submit(s, [&ran] {
+      ++ran;
+      return CUDA_SUCCESS;
+    });
+  Graph* g = nullptr;
+  ASSERT_EQ(end_capture(s, &g), CUDA_SUCCESS);
+  auto exec = instantiate(g, 0);
+  ASSERT_TRUE(exec);
+  EXPECT_EQ(launch_graph(exec.value(), s), CUDA_SUCCESS);
+  EXPECT_EQ(s->synchronize(), CUDA_SUCCESS);
+  EXPECT_EQ(ran.load(), kNodes);
+  destroy_exec(exec.value());
+  destroy_graph(g);
   destroy_stream(s);
   release_primary(devices()[0]);
 }
