@@ -411,6 +411,7 @@ CUresult launch(CUgraphExec he, CUstream h, bool per_thread) {
   if (CUresult r = exec_of(he, e)) return r;
   runtime::Stream* s;
   if (CUresult r = stream_of(h, per_thread, s)) return r;
+  if (CUresult r = runtime::capture_check_async(s)) return r;
   return runtime::launch_graph(e, s);
 }
 

@@ -54,7 +54,9 @@ CUresult stream_for(CUstream h, bool per_thread, runtime::Context*& c, runtime::
   if (CUresult r = current_context(c))
     return r;
   s = runtime::resolve_stream(h, c, per_thread);
-  return s ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+  if (!s)
+    return CUDA_ERROR_INVALID_HANDLE;
+  return runtime::capture_check_async(s); // the legacy stream is unusable during capture
 }
 
 // A copy between any two addresses, ordered on a stream. `wait` makes it synchronous;

@@ -114,7 +114,8 @@ CUresult resolve_side(const CopySide& side, const runtime::CopyExtent& e, Region
 CUresult stream_for(CUstream h, bool per_thread, runtime::Context*& c, runtime::Stream*& s) {
   if (CUresult r = current_context(c)) return r;
   s = runtime::resolve_stream(h, c, per_thread);
-  return s ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+  if (!s) return CUDA_ERROR_INVALID_HANDLE;
+  return runtime::capture_check_async(s); // the legacy stream is unusable during capture
 }
 
 // The work of a checked copy, and whether a side is pageable host memory.

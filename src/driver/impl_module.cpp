@@ -188,6 +188,8 @@ CUresult launch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned b
   runtime::Stream* s = runtime::resolve_stream(h, c, per_thread);
   if (!s)
     return CUDA_ERROR_INVALID_HANDLE;
+  if (CUresult r = runtime::capture_check_async(s))
+    return r;
   if (runtime::is_capturing(s)) {
     runtime::GraphNode node;
     node.type = CU_GRAPH_NODE_TYPE_KERNEL;

@@ -69,6 +69,8 @@ CUresult wait_event(CUstream h, CUevent e, unsigned flags, bool per_thread) {
   runtime::Stream* s;
   if (CUresult r = stream_of(h, per_thread, s))
     return r;
+  if (CUresult r = runtime::capture_check_async(s))
+    return r;
   runtime::Event* ev = runtime::find_event(e);
   if (!ev)
     return CUDA_ERROR_INVALID_HANDLE;
@@ -82,6 +84,8 @@ CUresult wait_event(CUstream h, CUevent e, unsigned flags, bool per_thread) {
 CUresult record(CUevent e, CUstream h, unsigned flags, bool per_thread) {
   runtime::Stream* s;
   if (CUresult r = stream_of(h, per_thread, s))
+    return r;
+  if (CUresult r = runtime::capture_check_async(s))
     return r;
   runtime::Event* ev = runtime::find_event(e);
   if (!ev)
@@ -100,6 +104,8 @@ CUresult record(CUevent e, CUstream h, unsigned flags, bool per_thread) {
 CUresult host_func(CUstream h, CUhostFn fn, void* user, bool per_thread) {
   runtime::Stream* s;
   if (CUresult r = stream_of(h, per_thread, s))
+    return r;
+  if (CUresult r = runtime::capture_check_async(s))
     return r;
   if (!fn)
     return CUDA_ERROR_INVALID_VALUE;
@@ -122,6 +128,8 @@ CUresult host_func(CUstream h, CUhostFn fn, void* user, bool per_thread) {
 CUresult add_callback(CUstream h, CUstreamCallback cb, void* user, unsigned flags, bool per_thread) {
   runtime::Stream* s;
   if (CUresult r = stream_of(h, per_thread, s))
+    return r;
+  if (CUresult r = runtime::capture_check_async(s))
     return r;
   if (!cb || flags != 0)
     return CUDA_ERROR_INVALID_VALUE;

@@ -731,6 +731,16 @@ CUresult capture_check_sync(Stream* s) {
   return forbid.empty() ? CUDA_SUCCESS : CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 }
 
+CUresult capture_check_async(Stream* s) {
+  if (!any_capture() || s->role != Stream::Role::Legacy) return CUDA_SUCCESS;
+  CaptureState& st = captures();
+  std::lock_guard lock(st.mutex);
+  std::vector<Capture*> implicit = implicitly_ordered(st, s);
+  for (Capture* c : implicit)
+    c->invalidated = true;
+  return implicit.empty() ? CUDA_SUCCESS : CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+}
+
 CUresult capture_check_unsafe() {
   if (!any_capture()) return CUDA_SUCCESS;
   CaptureState& st = captures();

@@ -187,6 +187,10 @@ bool capture_submit(Stream* stream, Work& work);
 // For synchronous work on `stream`: an error (and the capture invalidated) when it would
 // break a capture in progress.
 CUresult capture_check_sync(Stream* stream);
+// For asynchronous work on `stream`: CUDA_ERROR_STREAM_CAPTURE_IMPLICIT (and the
+// captures invalidated) for the legacy stream while a blocking stream of its context
+// captures.
+CUresult capture_check_async(Stream* stream);
 // For calls CUDA deems unsafe during capture (device-wide synchronisation), by the
 // calling thread's capture interaction mode.
 CUresult capture_check_unsafe();

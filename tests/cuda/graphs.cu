@@ -309,6 +309,15 @@ static int capture_errors() {
   EXPECT(cudaStreamEndCapture(s, &graph) == cudaErrorStreamCaptureInvalidated);
   cudaGetLastError();
 
+  // Work on the legacy stream would wait for a capturing blocking stream.
+  cudaStream_t blocking;
+  CHECK(cudaStreamCreate(&blocking));
+  CHECK(cudaStreamBeginCapture(blocking, cudaStreamCaptureModeRelaxed));
+  EXPECT(cudaMemsetAsync(d, 0, 256, cudaStreamLegacy) == cudaErrorStreamCaptureImplicit);
+  EXPECT(cudaStreamEndCapture(blocking, &graph) == cudaErrorStreamCaptureInvalidated);
+  cudaGetLastError();
+  CHECK(cudaStreamDestroy(blocking));
+
   // Ending a capture that was never begun.
   EXPECT(cudaStreamEndCapture(s, &graph) != cudaSuccess);
   cudaGetLastError();
