@@ -12,6 +12,7 @@
 #include "driver/impl_copy.h"
 #include "runtime/graph.h"
 #include "runtime/memory.h"
+#include "runtime/module.h"
 #include "runtime/stream.h"
 
 namespace mimic::driver {
@@ -799,7 +800,12 @@ CUresult cuGraphKernelNodeGetParams_v12000(CUgraphNode h, CUDA_KERNEL_NODE_PARAM
   if (!p || !n->kernel) return CUDA_ERROR_INVALID_VALUE;
   const runtime::KernelNodeParams& k = *n->kernel;
   *p = CUDA_KERNEL_NODE_PARAMS_v2{};
-  p->func = k.function;
+  // A launch through a CUkernel reports it as `kern` (the CUDA runtime maps it back to
+  // its host stub), one through a CUfunction as `func`.
+  if (runtime::find_kernel(reinterpret_cast<CUkernel>(k.function)))
+    p->kern = reinterpret_cast<CUkernel>(k.function);
+  else
+    p->func = k.function;
   p->gridDimX = k.grid[0];
   p->gridDimY = k.grid[1];
   p->gridDimZ = k.grid[2];
@@ -816,6 +822,11 @@ CUresult cuGraphKernelNodeGetParams_v10000(CUgraphNode h, CUDA_KERNEL_NODE_PARAM
   if (!p) return CUDA_ERROR_INVALID_VALUE;
   CUDA_KERNEL_NODE_PARAMS_v2 v2;
   if (CUresult r = cuGraphKernelNodeGetParams_v12000(h, &v2)) return r;
+  if (!v2.func && v2.kern) { // v1 has no `kern`: name the kernel's function in the context
+    auto f = runtime::resolve_function(reinterpret_cast<CUfunction>(v2.kern),
+                                       runtime::find_context(v2.ctx));
+    if (f) v2.func = reinterpret_cast<CUfunction>(f.value());
+  }
   std::memcpy(p, &v2, sizeof *p); // v1 is v2's prefix
   return CUDA_SUCCESS;
 }
