@@ -71,6 +71,10 @@ void initialise_llvm() {
 Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
     const runtime::Program& program, const std::map<std::string, void*, std::less<>>& globals) {
   initialise_llvm();
+  // One compilation at a time: LLVM's pass setup shares process-wide state (the real file
+  // system object), and compiles are rare next to launches.
+  static std::mutex compile_mutex;
+  std::lock_guard compile_lock(compile_mutex);
   auto lowered = codegen::lower(program);
   if (!lowered)
     return lowered.error();
