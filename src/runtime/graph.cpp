@@ -496,6 +496,7 @@ struct CaptureState {
   std::atomic<int> active{0};
   uint64_t next_id = 1;
   std::vector<Capture*> captures;
+  std::vector<Capture*> finished; // ended captures stay reachable: callers may still read them
   std::unordered_map<Stream*, StreamCapture> streams;
   std::unordered_map<Event*, EventCapture> events;
 };
@@ -549,6 +550,7 @@ void end(CaptureState& st, Capture* c) {
   std::erase_if(st.streams, [c](const auto& kv) { return kv.second.capture == c; });
   std::erase_if(st.events, [c](const auto& kv) { return kv.second.capture == c; });
   std::erase(st.captures, c);
+  st.finished.push_back(c);
   st.active--;
 }
 
