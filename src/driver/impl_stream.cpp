@@ -174,90 +174,39 @@ CUresult cuStreamQuery_v7000_ptsz(CUstream h) { return query(h, true); }
 CUresult cuStreamWaitEvent_v3020(CUstream h, CUevent e, unsigned int f) { return wait_event(h, e, f, false); }
 CUresult cuStreamWaitEvent_v7000_ptsz(CUstream h, CUevent e, unsigned int f) { return wait_event(h, e, f, true); }
 
-CUresult cuStreamGetFlags_v5050(CUstream h, unsigned int* flags) {
+// One query of a stream property, for both the legacy- and per-thread-default-stream forms.
+template <typename T, typename Get> CUresult stream_query(CUstream h, bool per_thread, T* out, Get get) {
   runtime::Stream* s;
-  if (CUresult r = stream_of(h, false, s))
+  if (CUresult r = stream_of(h, per_thread, s))
     return r;
-  if (!flags)
+  if (!out)
     return CUDA_ERROR_INVALID_VALUE;
-  *flags = s->flags;
-  return CUDA_SUCCESS;
-}
-CUresult cuStreamGetFlags_v7000_ptsz(CUstream h, unsigned int* flags) {
-  runtime::Stream* s;
-  if (CUresult r = stream_of(h, true, s))
-    return r;
-  if (!flags)
-    return CUDA_ERROR_INVALID_VALUE;
-  *flags = s->flags;
+  *out = get(*s);
   return CUDA_SUCCESS;
 }
 
+constexpr auto stream_flags = [](const runtime::Stream& s) { return s.flags; };
+constexpr auto stream_priority = [](const runtime::Stream& s) { return s.priority; };
+constexpr auto stream_context = [](const runtime::Stream& s) { return runtime::to_handle(s.context); };
+constexpr auto stream_id = [](const runtime::Stream& s) { return s.id; };
+constexpr auto stream_device = [](const runtime::Stream& s) { return CUdevice(s.context->device->ordinal()); };
+
+CUresult cuStreamGetFlags_v5050(CUstream h, unsigned int* flags) { return stream_query(h, false, flags, stream_flags); }
+CUresult cuStreamGetFlags_v7000_ptsz(CUstream h, unsigned int* flags) {
+  return stream_query(h, true, flags, stream_flags);
+}
 CUresult cuStreamGetPriority_v5050(CUstream h, int* priority) {
-  runtime::Stream* s;
-  if (CUresult r = stream_of(h, false, s))
-    return r;
-  if (!priority)
-    return CUDA_ERROR_INVALID_VALUE;
-  *priority = s->priority;
-  return CUDA_SUCCESS;
+  return stream_query(h, false, priority, stream_priority);
 }
 CUresult cuStreamGetPriority_v7000_ptsz(CUstream h, int* priority) {
-  runtime::Stream* s;
-  if (CUresult r = stream_of(h, true, s))
-    return r;
-  if (!priority)
-    return CUDA_ERROR_INVALID_VALUE;
-  *priority = s->priority;
-  return CUDA_SUCCESS;
+  return stream_query(h, true, priority, stream_priority);
 }
-
-CUresult cuStreamGetCtx_v9020(CUstream h, CUcontext* pctx) {
-  runtime::Stream* s;
-  if (CUresult r = stream_of(h, false, s))
-    return r;
-  if (!pctx)
-    return CUDA_ERROR_INVALID_VALUE;
-  *pctx = runtime::to_handle(s->context);
-  return CUDA_SUCCESS;
-}
-CUresult cuStreamGetCtx_v9020_ptsz(CUstream h, CUcontext* pctx) {
-  runtime::Stream* s;
-  if (CUresult r = stream_of(h, true, s))
-    return r;
-  if (!pctx)
-    return CUDA_ERROR_INVALID_VALUE;
-  *pctx = runtime::to_handle(s->context);
-  return CUDA_SUCCESS;
-}
-
-CUresult cuStreamGetId_v12000(CUstream h, unsigned long long* id) {
-  runtime::Stream* s;
-  if (CUresult r = stream_of(h, false, s))
-    return r;
-  if (!id)
-    return CUDA_ERROR_INVALID_VALUE;
-  *id = s->id;
-  return CUDA_SUCCESS;
-}
-CUresult cuStreamGetId_v12000_ptsz(CUstream h, unsigned long long* id) {
-  runtime::Stream* s;
-  if (CUresult r = stream_of(h, true, s))
-    return r;
-  if (!id)
-    return CUDA_ERROR_INVALID_VALUE;
-  *id = s->id;
-  return CUDA_SUCCESS;
-}
-
+CUresult cuStreamGetCtx_v9020(CUstream h, CUcontext* pctx) { return stream_query(h, false, pctx, stream_context); }
+CUresult cuStreamGetCtx_v9020_ptsz(CUstream h, CUcontext* pctx) { return stream_query(h, true, pctx, stream_context); }
+CUresult cuStreamGetId_v12000(CUstream h, unsigned long long* id) { return stream_query(h, false, id, stream_id); }
+CUresult cuStreamGetId_v12000_ptsz(CUstream h, unsigned long long* id) { return stream_query(h, true, id, stream_id); }
 CUresult cuStreamGetDevice_v12080(CUstream h, CUdevice* device) {
-  runtime::Stream* s;
-  if (CUresult r = stream_of(h, false, s))
-    return r;
-  if (!device)
-    return CUDA_ERROR_INVALID_VALUE;
-  *device = s->context->device->ordinal();
-  return CUDA_SUCCESS;
+  return stream_query(h, false, device, stream_device);
 }
 
 CUresult cuLaunchHostFunc_v10000(CUstream h, CUhostFn fn, void* user) { return host_func(h, fn, user, false); }
