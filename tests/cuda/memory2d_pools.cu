@@ -7,22 +7,7 @@
 #include <cstring>
 #include <vector>
 
-static int failures = 0;
-#define CHECK(call)                                                                                \
-  do {                                                                                             \
-    cudaError_t err_ = (call);                                                                     \
-    if (err_ != cudaSuccess) {                                                                     \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_));     \
-      return 1;                                                                                    \
-    }                                                                                              \
-  } while (0)
-#define EXPECT(cond)                                                                               \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);                          \
-      ++failures;                                                                                  \
-    }                                                                                              \
-  } while (0)
+#include "check.h"
 // The call fails with `code`, and the error is not sticky.
 #define EXPECT_ERROR(call, code)                                                                   \
   do {                                                                                             \
