@@ -504,7 +504,8 @@ CUresult cuKernelGetLibrary_v12050(CUlibrary* pLib, CUkernel kernel) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuLibraryGetGlobal_v12000(CUdeviceptr* dptr, size_t* bytes, CUlibrary library, const char* name) {
+// A global of the library's module in the current context (loaded on first use).
+static CUresult library_global(CUdeviceptr* dptr, size_t* bytes, CUlibrary library, const char* name, bool managed) {
   runtime::Context* c = nullptr;
   if (CUresult r = current_context(c))
     return r;
@@ -514,20 +515,15 @@ CUresult cuLibraryGetGlobal_v12000(CUdeviceptr* dptr, size_t* bytes, CUlibrary l
   auto m = runtime::library_module(lib, c);
   if (!m)
     return report(m.error(), CUDA_ERROR_OUT_OF_MEMORY);
-  return get_global(m.value(), name, dptr, bytes, false);
+  return get_global(m.value(), name, dptr, bytes, managed);
+}
+
+CUresult cuLibraryGetGlobal_v12000(CUdeviceptr* dptr, size_t* bytes, CUlibrary library, const char* name) {
+  return library_global(dptr, bytes, library, name, false);
 }
 
 CUresult cuLibraryGetManaged_v12000(CUdeviceptr* dptr, size_t* bytes, CUlibrary library, const char* name) {
-  runtime::Context* c = nullptr;
-  if (CUresult r = current_context(c))
-    return r;
-  runtime::Library* lib = runtime::find_library(library);
-  if (!lib)
-    return CUDA_ERROR_INVALID_HANDLE;
-  auto m = runtime::library_module(lib, c);
-  if (!m)
-    return report(m.error(), CUDA_ERROR_OUT_OF_MEMORY);
-  return get_global(m.value(), name, dptr, bytes, true);
+  return library_global(dptr, bytes, library, name, true);
 }
 
 // ---- functions and kernels: attributes, names, parameters
@@ -567,30 +563,34 @@ CUresult cuFuncSetCacheConfig_v3000(CUfunction hfunc, CUfunc_cache config) {
   return CUDA_SUCCESS;
 }
 
-CUresult cuKernelGetAttribute_v12000(int* pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev) {
+// A library kernel's function in the primary context of `dev`.
+static CUresult kernel_function(CUkernel kernel, CUdevice dev, runtime::Function*& out) {
   const runtime::Device* d;
   if (CUresult r = device_of(dev, d))
     return r;
   if (!runtime::find_kernel(kernel))
     return CUDA_ERROR_INVALID_HANDLE;
-  if (!pi)
-    return CUDA_ERROR_INVALID_VALUE;
   auto f = runtime::resolve_function(reinterpret_cast<CUfunction>(kernel), runtime::primary_context(*d));
   if (!f)
     return report(f.error(), CUDA_ERROR_INVALID_HANDLE);
-  return function_attribute(pi, attrib, f.value());
+  out = f.value();
+  return CUDA_SUCCESS;
+}
+
+CUresult cuKernelGetAttribute_v12000(int* pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev) {
+  runtime::Function* f = nullptr;
+  if (CUresult r = kernel_function(kernel, dev, f))
+    return r;
+  if (!pi)
+    return CUDA_ERROR_INVALID_VALUE;
+  return function_attribute(pi, attrib, f);
 }
 
 CUresult cuKernelSetAttribute_v12000(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev) {
-  const runtime::Device* d;
-  if (CUresult r = device_of(dev, d))
+  runtime::Function* f = nullptr;
+  if (CUresult r = kernel_function(kernel, dev, f))
     return r;
-  if (!runtime::find_kernel(kernel))
-    return CUDA_ERROR_INVALID_HANDLE;
-  auto f = runtime::resolve_function(reinterpret_cast<CUfunction>(kernel), runtime::primary_context(*d));
-  if (!f)
-    return report(f.error(), CUDA_ERROR_INVALID_HANDLE);
-  return set_function_attribute(f.value(), attrib, val);
+  return set_function_attribute(f, attrib, val);
 }
 
 CUresult cuFuncGetName_v12030(const char** name, CUfunction hfunc) {
@@ -613,30 +613,24 @@ CUresult cuKernelGetName_v12030(const char** name, CUkernel hfunc) {
   return CUDA_SUCCESS;
 }
 
+static CUresult param_info(const runtime::KernelInfo& k, size_t index, size_t* offset, size_t* size) {
+  if (index >= k.params.size())
+    return CUDA_ERROR_INVALID_VALUE;
+  if (offset)
+    *offset = k.params[index].offset;
+  if (size)
+    *size = k.params[index].size;
+  return CUDA_SUCCESS;
+}
+
 CUresult cuFuncGetParamInfo_v12040(CUfunction func, size_t paramIndex, size_t* paramOffset, size_t* paramSize) {
   runtime::Function* f = runtime::find_function(func);
-  if (!f)
-    return CUDA_ERROR_INVALID_HANDLE;
-  if (paramIndex >= f->info->params.size())
-    return CUDA_ERROR_INVALID_VALUE;
-  if (paramOffset)
-    *paramOffset = f->info->params[paramIndex].offset;
-  if (paramSize)
-    *paramSize = f->info->params[paramIndex].size;
-  return CUDA_SUCCESS;
+  return f ? param_info(*f->info, paramIndex, paramOffset, paramSize) : CUDA_ERROR_INVALID_HANDLE;
 }
 
 CUresult cuKernelGetParamInfo_v12040(CUkernel kernel, size_t paramIndex, size_t* paramOffset, size_t* paramSize) {
   runtime::KernelHandle* k = runtime::find_kernel(kernel);
-  if (!k)
-    return CUDA_ERROR_INVALID_HANDLE;
-  if (paramIndex >= k->info->params.size())
-    return CUDA_ERROR_INVALID_VALUE;
-  if (paramOffset)
-    *paramOffset = k->info->params[paramIndex].offset;
-  if (paramSize)
-    *paramSize = k->info->params[paramIndex].size;
-  return CUDA_SUCCESS;
+  return k ? param_info(*k->info, paramIndex, paramOffset, paramSize) : CUDA_ERROR_INVALID_HANDLE;
 }
 
 CUresult cuFuncGetModule_v11000(CUmodule* hmod, CUfunction hfunc) {
