@@ -108,7 +108,7 @@ CUresult cuDeviceGetAttribute_v2000(int* pi, CUdevice_attribute attrib, CUdevice
     return r;
   if (!pi)
     return CUDA_ERROR_INVALID_VALUE;
-  auto v = d->attribute(attrib);
+  auto v = d->attribute(int(attrib));
   if (!v)
     return CUDA_ERROR_INVALID_VALUE;
   *pi = v.value();

@@ -4,7 +4,7 @@
 
 namespace mimic::runtime {
 
-Result<int> Device::attribute(CUdevice_attribute attribute) const {
+Result<int> Device::attribute(int attribute) const {
   const DeviceProperties& p = properties();
   switch (attribute) {
 #define DEVICE_ATTRIBUTE(id, value)                                                                \
@@ -13,7 +13,7 @@ Result<int> Device::attribute(CUdevice_attribute attribute) const {
 #include "runtime/device_attributes.def"
 #undef DEVICE_ATTRIBUTE
   default:
-    return Error("device attribute " + std::to_string(int(attribute)) + " is not known to Mimic");
+    return Error("device attribute " + std::to_string(attribute) + " is not known to Mimic");
   }
 }
 

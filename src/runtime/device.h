@@ -20,8 +20,9 @@ public:
   size_t backend_index() const { return index_; }
   const DeviceProperties& properties() const { return backend_->properties(index_); }
 
-  // CUDA_ERROR_INVALID_VALUE (as a Result error) for attributes Mimic does not know.
-  Result<int> attribute(CUdevice_attribute attribute) const;
+  // An error for attributes Mimic does not know. Takes the raw number: applications may
+  // pass values outside the enumeration, which must not be loaded as the enum type.
+  Result<int> attribute(int attribute) const;
 
 private:
   Backend* backend_;

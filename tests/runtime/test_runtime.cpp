@@ -32,10 +32,10 @@ TEST(Runtime, CpuDeviceIsPresentWithConsistentAttributes) {
   EXPECT_GE(d.attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT).value(), 1);
   EXPECT_EQ(d.attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR).value(), d.properties().cc_major);
   EXPECT_EQ(d.attribute(CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING).value(), 1);
-  EXPECT_FALSE(d.attribute(CUdevice_attribute(9999)));
+  EXPECT_FALSE(d.attribute(9999));
   // Every attribute the toolkit enumerates below MAX is answered.
   for (int a = 1; a < CU_DEVICE_ATTRIBUTE_MAX; ++a)
-    EXPECT_TRUE(d.attribute(CUdevice_attribute(a))) << "attribute " << a;
+    EXPECT_TRUE(d.attribute(a)) << "attribute " << a;
 }
 
 TEST(Runtime, PrimaryContextIsStableAndRefcounted) {
