@@ -1,5 +1,6 @@
 // Global-memory atomics from many blocks at once: add (int, unsigned long long, float),
 // min/max, exch, CAS loops, inc/dec with wrap-around, and their results checked exactly.
+// variants: all
 #include <cstdio>
 #include <vector>
 

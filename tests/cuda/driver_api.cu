@@ -2,6 +2,7 @@
 // The driver API used directly: contexts (created, pushed, popped, destroyed), a module
 // loaded from PTX text with its functions, parameters and initialised globals, memory,
 // streams and events, and misuse answered with the right errors instead of crashes.
+// variants: all
 #include <cstdio>
 #include <cstring>
 #include <cuda.h>

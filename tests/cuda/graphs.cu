@@ -2,6 +2,7 @@
 // streams forked and joined by events, a graph built node by node with dependencies,
 // repeated launches, executable graph updates, and the errors of synchronous calls made
 // while a stream captures. Checks every result.
+// variants: all
 #include <cstdio>
 #include <cstring>
 #include <unistd.h>

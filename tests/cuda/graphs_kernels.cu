@@ -1,6 +1,7 @@
 // Kernels in CUDA graphs: launches captured from streams, kernel nodes added explicitly,
 // kernel node parameters changed in the graph and in the executable graph. Checks every
 // result.
+// variants: all
 #include <cstdio>
 #include <vector>
 

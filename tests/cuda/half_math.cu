@@ -1,4 +1,5 @@
 // half and bfloat16 arithmetic, conversions and packed math, compared with float math.
+// variants: all
 #include <cmath>
 #include <cstdio>
 #include <cuda_bf16.h>

@@ -2,6 +2,7 @@
 // occupancy queries and launch-configuration validation, through the CUDA runtime API.
 // No kernel runs: the one __global__ function is only asked about, and every launch
 // attempted here is invalid on purpose. Checks every result.
+// variants: all
 #include <cstdint>
 #include <cstdio>
 #include <cstring>

@@ -1,6 +1,7 @@
 // The CUDA runtime's memory, stream and event API without kernels: device queries,
 // allocation kinds, every copy direction, fills, pointer attributes, stream ordering
 // across streams with events, host callbacks, timing. Checks every result.
+// variants: all
 #include <cstdio>
 #include <cstring>
 #include <vector>

@@ -1,4 +1,5 @@
 // Sum, max and histogram with warp shuffles, shared memory, barriers and atomics.
+// variants: all
 #include <cstdio>
 #include <vector>
 

@@ -1,4 +1,5 @@
 // Element-wise a + b with a grid-stride loop; checks every element on the host.
+// variants: all
 #include <cstdio>
 #include <cstdlib>
 #include <vector>

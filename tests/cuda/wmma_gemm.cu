@@ -1,4 +1,5 @@
 // A 16x16x16 half-precision matrix product through the warp matrix API (wmma).
+// variants: all
 #include <cstdio>
 #include <cuda_fp16.h>
 #include <mma.h>
