@@ -3,6 +3,10 @@
 #include "codegen/lower_impl.h"
 
 #include <charconv>
+#include <cstddef>
+
+#include <llvm/ADT/BitVector.h>
+#include <llvm/IR/CFG.h>
 
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
@@ -81,8 +85,10 @@ FunctionLowering::Register* FunctionLowering::reg(std::string_view name) {
       slot.storage = entry.CreateAlloca(t, nullptr, std::string(name));
       slot.type = t;
       slot.ptx_type = decl->type;
-      // Registers start as zero (PTX leaves them undefined; zero keeps runs reproducible).
-      entry.CreateStore(Constant::getNullValue(t), slot.storage);
+      // Registers start as zero in each thread (PTX leaves them undefined; zero keeps runs
+      // reproducible).
+      IRBuilder<> init(body_, body_->getFirstInsertionPt());
+      init.CreateStore(Constant::getNullValue(t), slot.storage);
     }
     return &slot;
   }
@@ -149,12 +155,169 @@ Value* FunctionLowering::special_register(const ptx::Operand& op) {
     which = int(SpecialRegister::TotalSmemSize);
   if (which < 0)
     return nullptr;
-  return b_.CreateCall(lowering_.sreg_fn(), {state_, b_.getInt32(uint32_t(which))});
+  return b_.CreateCall(lowering_.sreg_fn(), {block_, thread_index(), b_.getInt32(uint32_t(which))});
+}
+
+// ---------------------------------------------------------------- the thread loop
+
+Value* FunctionLowering::thread_index() { return b_.CreateLoad(b_.getInt32Ty(), thread_, "t"); }
+
+Value* FunctionLowering::block_field(size_t offset, Type* type) {
+  return b_.CreateLoad(type, b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), block_, offset));
+}
+
+Value* FunctionLowering::shared_base() { return block_field(offsetof(BlockState, shared), b_.getPtrTy()); }
+
+Value* FunctionLowering::local_base() {
+  Value* frames = block_field(offsetof(BlockState, local), b_.getPtrTy());
+  Value* stride = block_field(offsetof(BlockState, local_stride), b_.getInt64Ty());
+  return b_.CreateGEP(b_.getInt8Ty(), frames, b_.CreateMul(b_.CreateZExt(thread_index(), b_.getInt64Ty()), stride));
+}
+
+// The current thread stops: `code` goes to next[t] and the loop moves to the next thread.
+void FunctionLowering::stop_thread(uint32_t code) {
+  Value* next = block_field(offsetof(BlockState, next), b_.getPtrTy());
+  StoreInst* marker = b_.CreateStore(b_.getInt32(code), b_.CreateGEP(b_.getInt32Ty(), next, thread_index()));
+  b_.CreateBr(latch_);
+  if (code != kThreadExited && code != kThreadTrapped)
+    split_sites_.push_back({marker, nullptr});
+}
+
+// A split point: the thread stops here; the code that follows is where it resumes.
+unsigned FunctionLowering::split(SplitKind kind) {
+  splits.push_back(kind);
+  unsigned k = unsigned(splits.size());
+  stop_thread(k);
+  BasicBlock* resume = BasicBlock::Create(ctx(), "resume" + std::to_string(k), fn_);
+  split_sites_.back().resume = resume;
+  dispatch_->addCase(b_.getInt32(k), resume);
+  b_.SetInsertPoint(resume);
+  return k;
+}
+
+namespace {
+
+Value* to_bits(IRBuilder<>& b, Value* v) {
+  Type* t = v->getType();
+  if (t->isFloatingPointTy())
+    v = b.CreateBitCast(v, b.getIntNTy(unsigned(t->getPrimitiveSizeInBits())));
+  return v->getType()->isIntegerTy(64) ? v : b.CreateZExt(v, b.getInt64Ty());
+}
+
+Value* from_bits(IRBuilder<>& b, Value* bits, Type* t) {
+  unsigned width = unsigned(t->getPrimitiveSizeInBits());
+  Value* v = width == 64 ? bits : b.CreateTrunc(bits, b.getIntNTy(width));
+  return t->isFloatingPointTy() ? b.CreateBitCast(v, t) : v;
+}
+
+} // namespace
+
+// Registers live at a resume point are saved per thread where the thread stops and loaded
+// where it resumes. Liveness is over the register allocas, before they are promoted; the
+// loop's back edge is not followed, so only what a resumed thread reads is kept.
+void FunctionLowering::insert_spills() {
+  if (split_sites_.empty())
+    return;
+  std::vector<AllocaInst*> regs;
+  DenseMap<Value*, unsigned> index;
+  for (auto& [key, r] : registers_) {
+    index[r.storage] = unsigned(regs.size());
+    regs.push_back(r.storage);
+  }
+  const unsigned n = unsigned(regs.size());
+  struct Sets {
+    BitVector use, def, in;
+  };
+  DenseMap<BasicBlock*, Sets> sets;
+  for (BasicBlock& bb : *fn_) {
+    Sets& st = sets[&bb];
+    st.use.resize(n);
+    st.def.resize(n);
+    st.in.resize(n);
+    for (Instruction& i : bb) {
+      if (auto* l = dyn_cast<LoadInst>(&i)) {
+        if (auto it = index.find(l->getPointerOperand()); it != index.end() && !st.def.test(it->second))
+          st.use.set(it->second);
+      } else if (auto* w = dyn_cast<StoreInst>(&i)) {
+        if (auto it = index.find(w->getPointerOperand()); it != index.end())
+          st.def.set(it->second);
+      }
+    }
+  }
+  // A thread that stops at a split point goes on at its resume block: that is the edge
+  // liveness follows (not the loop's way through the latch).
+  DenseMap<BasicBlock*, BasicBlock*> resumes_at;
+  for (const SplitSite& site : split_sites_)
+    resumes_at[site.marker->getParent()] = site.resume;
+  std::vector<BasicBlock*> order;
+  for (BasicBlock& bb : *fn_)
+    order.push_back(&bb);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      BasicBlock* bb = *it;
+      Sets& st = sets[bb];
+      BitVector out(n);
+      if (auto r = resumes_at.find(bb); r != resumes_at.end())
+        out |= sets[r->second].in; // stops here, goes on there
+      else if (bb != latch_)
+        for (BasicBlock* succ : successors(bb))
+          out |= sets[succ].in;
+      out.reset(st.def);
+      out |= st.use;
+      if (out != st.in) {
+        st.in = std::move(out);
+        changed = true;
+      }
+    }
+  }
+  DenseMap<unsigned, unsigned> slot_of;
+  for (const SplitSite& site : split_sites_) {
+    const BitVector& live = sets[site.resume].in;
+    IRBuilder<> save(site.marker);
+    IRBuilder<> load(site.resume, site.resume->getFirstInsertionPt());
+    auto slot_address = [&](IRBuilder<>& b, unsigned slot) {
+      Value* spill = b.CreateLoad(b.getPtrTy(),
+                                  b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), block_, offsetof(BlockState, spill)));
+      Value* count = b.CreateLoad(b.getInt32Ty(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), block_,
+                                                                                 offsetof(BlockState, nthreads)));
+      Value* t = b.CreateLoad(b.getInt32Ty(), thread_);
+      Value* i = b.CreateAdd(b.CreateMul(b.getInt64(slot), b.CreateZExt(count, b.getInt64Ty())),
+                             b.CreateZExt(t, b.getInt64Ty()));
+      return b.CreateGEP(b.getInt64Ty(), spill, i);
+    };
+    for (unsigned r : live.set_bits()) {
+      auto [it, fresh] = slot_of.try_emplace(r, unsigned(slot_of.size()));
+      unsigned slot = it->second;
+      Type* t = regs[r]->getAllocatedType();
+      save.CreateStore(to_bits(save, save.CreateLoad(t, regs[r])), slot_address(save, slot));
+      load.CreateStore(from_bits(load, load.CreateLoad(load.getInt64Ty(), slot_address(load, slot)), t), regs[r]);
+    }
+  }
+  spill_slots = unsigned(slot_of.size());
+}
+
+// .local variables of the function: offsets in the thread's frame.
+void FunctionLowering::layout_locals(const ptx::Block& block) {
+  for (const ptx::Statement& s : block.statements) {
+    if (s.kind == ptx::StatementKind::Var && s.var->space == ptx::Modifier::Local) {
+      size_t align = runtime::declared_align(*s.var);
+      local_bytes_ = (local_bytes_ + align - 1) / align * align;
+      locals_[s.var->name] = local_bytes_;
+      local_bytes_ += ptx::declared_size(*s.var);
+    } else if (s.kind == ptx::StatementKind::Block) {
+      layout_locals(*s.block);
+    }
+  }
 }
 
 Value* FunctionLowering::symbol_address(std::string_view name) {
   if (auto it = kernel_params_.find(name); it != kernel_params_.end())
     return b_.CreateGEP(b_.getInt8Ty(), params_, b_.getInt64(it->second));
+  if (const auto* v = info_.shared_var(name))
+    return b_.CreateGEP(b_.getInt8Ty(), shared_base(), b_.getInt64(v->offset));
+  if (auto it = locals_.find(name); it != locals_.end())
+    return b_.CreateGEP(b_.getInt8Ty(), local_base(), b_.getInt64(it->second));
   if (GlobalVariable* g = lowering_.global(name))
     return g;
   return nullptr;
@@ -179,6 +342,11 @@ Value* FunctionLowering::value(const ptx::Instruction& ins, const ptx::Operand& 
       return convert(s, want, false);
     if (op.name_view() == "WARP_SZ")
       return convert(b_.getInt32(32), want, false);
+    // Shared and local variables name offsets in their windows (cvta makes them generic).
+    if (const auto* v = info_.shared_var(op.name_view()))
+      return convert(b_.getInt64(v->offset + uint64_t(op.offset)), want, false);
+    if (auto it = locals_.find(op.name_view()); it != locals_.end())
+      return convert(b_.getInt64(it->second + uint64_t(op.offset)), want, false);
     if (Value* addr = symbol_address(op.name_view())) {
       Value* p = op.offset ? b_.CreateGEP(b_.getInt8Ty(), addr, b_.getInt64(uint64_t(op.offset))) : addr;
       return convert(b_.CreatePtrToInt(p, b_.getInt64Ty()), want, false);
@@ -235,8 +403,14 @@ Value* FunctionLowering::address(const ptx::Instruction& ins, const ptx::Operand
   Value* p = nullptr;
   if (base.kind == ptx::OperandKind::Name && base.component == ptx::Component::None) {
     if (Register* r = reg(base.name_view())) {
-      Value* v = b_.CreateLoad(r->type, r->storage);
-      p = b_.CreateIntToPtr(convert(v, b_.getInt64Ty(), false), b_.getPtrTy());
+      Value* v = convert(b_.CreateLoad(r->type, r->storage), b_.getIntNTy(r->type->getPrimitiveSizeInBits() < 64 ? 32 : 64), false);
+      v = b_.CreateZExt(v, b_.getInt64Ty());
+      if (space == ptx::Modifier::Shared || space == ptx::Modifier::SharedCta)
+        p = b_.CreateGEP(b_.getInt8Ty(), shared_base(), v);
+      else if (space == ptx::Modifier::Local)
+        p = b_.CreateGEP(b_.getInt8Ty(), local_base(), v);
+      else
+        p = b_.CreateIntToPtr(v, b_.getPtrTy());
     } else if (Value* s = symbol_address(base.name_view())) {
       p = s;
     } else {
@@ -249,7 +423,6 @@ Value* FunctionLowering::address(const ptx::Instruction& ins, const ptx::Operand
   }
   if (base.offset)
     p = b_.CreateGEP(b_.getInt8Ty(), p, b_.getInt64(uint64_t(base.offset)));
-  (void)space;
   return p;
 }
 
@@ -318,6 +491,12 @@ void FunctionLowering::lower_block(const ptx::Block& block) {
       lower_block(*s.block);
       break;
     case ptx::StatementKind::Var:
+      // .shared variables are in the kernel's shared layout (runtime::KernelInfo::shared),
+      // .local ones in the thread's frame (layout_locals).
+      if (s.var->space == ptx::Modifier::Shared && info_.shared_var(s.var->name))
+        break;
+      if (s.var->space == ptx::Modifier::Local && locals_.count(s.var->name))
+        break;
       if (s.var->space != ptx::Modifier::Reg)
         throw LoweringError{"line " + std::to_string(s.loc.line) + ": ." + ptx::modifier_text(s.var->space) +
                             " variables in a function body are not supported yet"};
@@ -335,27 +514,54 @@ void FunctionLowering::lower_block(const ptx::Block& block) {
 Function* FunctionLowering::run() {
   for (size_t i = 0; i < info_.params.size(); ++i)
     kernel_params_[f_.params[i].name] = info_.params[i].offset;
-  FunctionType* type = FunctionType::get(Type::getVoidTy(ctx()), {PointerType::get(ctx(), 0), PointerType::get(ctx(), 0)}, false);
+  layout_locals(*f_.body);
+  Type* i32 = Type::getInt32Ty(ctx());
+  Type* ptr = PointerType::get(ctx(), 0);
+  FunctionType* type = FunctionType::get(Type::getVoidTy(ctx()), {ptr, ptr, i32, i32, i32}, false);
   fn_ = Function::Create(type, GlobalValue::ExternalLinkage, "mimic_kernel_" + std::to_string(index_), lowering_.module());
   params_ = fn_->getArg(0);
-  state_ = fn_->getArg(1);
+  block_ = fn_->getArg(1);
+  Value* begin = fn_->getArg(2);
+  Value* end = fn_->getArg(3);
+  Value* resume = fn_->getArg(4);
   params_->setName("params");
-  state_->setName("state");
+  block_->setName("block");
+  begin->setName("begin");
+  end->setName("end");
+  resume->setName("resume");
+  // entry -> head: t < end ? dispatch : done; dispatch: switch (resume) to the body or a
+  // resume point; every stop goes to latch: ++t, back to head.
   BasicBlock* entry = BasicBlock::Create(ctx(), "entry", fn_);
+  BasicBlock* head = BasicBlock::Create(ctx(), "head", fn_);
+  BasicBlock* dispatch = BasicBlock::Create(ctx(), "dispatch", fn_);
+  BasicBlock* done = BasicBlock::Create(ctx(), "done", fn_);
+  latch_ = BasicBlock::Create(ctx(), "latch", fn_);
+  body_ = BasicBlock::Create(ctx(), "body", fn_);
   b_.SetInsertPoint(entry);
-  BasicBlock* body = BasicBlock::Create(ctx(), "body", fn_);
+  thread_ = b_.CreateAlloca(i32, nullptr, "thread");
+  b_.CreateStore(begin, thread_);
+  b_.CreateBr(head);
+  b_.SetInsertPoint(head);
+  b_.CreateCondBr(b_.CreateICmpULT(thread_index(), end), dispatch, done);
+  b_.SetInsertPoint(dispatch);
+  dispatch_ = b_.CreateSwitch(resume, done);
+  dispatch_->addCase(b_.getInt32(kResumeStart), body_);
+  b_.SetInsertPoint(done);
+  b_.CreateRetVoid();
+  b_.SetInsertPoint(latch_);
+  b_.CreateStore(b_.CreateAdd(thread_index(), b_.getInt32(1)), thread_);
+  b_.CreateBr(head);
+
+  b_.SetInsertPoint(body_);
   collect_labels(*f_.body);
-  b_.CreateBr(body);
-  b_.SetInsertPoint(body);
   lower_block(*f_.body);
-  if (!b_.GetInsertBlock()->getTerminator())
-    b_.CreateRetVoid();
-  // Blocks with no predecessor but the implicit fall-through may be empty.
+  // Falling off the end, and blocks left open (labels at the end), end the thread.
   for (BasicBlock& bb : *fn_)
     if (!bb.getTerminator()) {
-      IRBuilder<> end(&bb);
-      end.CreateRetVoid();
+      b_.SetInsertPoint(&bb);
+      stop_thread(kThreadExited);
     }
+  insert_spills();
   return fn_;
 }
 
@@ -366,11 +572,22 @@ ModuleLowering::ModuleLowering(const runtime::Program& program)
       module_(std::make_unique<Module>("mimic", *context_)) {}
 
 Function* ModuleLowering::sreg_fn() {
-  if (!sreg_)
-    sreg_ = Function::Create(FunctionType::get(Type::getInt32Ty(*context_),
-                                               {PointerType::get(*context_, 0), Type::getInt32Ty(*context_)}, false),
+  if (!sreg_) {
+    Type* i32 = Type::getInt32Ty(*context_);
+    sreg_ = Function::Create(FunctionType::get(i32, {PointerType::get(*context_, 0), i32, i32}, false),
                              GlobalValue::ExternalLinkage, "mimic.sreg", module_.get());
+  }
   return sreg_;
+}
+
+Function* ModuleLowering::helper(const char* name, Type* result, std::initializer_list<Type*> params) {
+  auto& f = helpers_[name];
+  if (!f) {
+    f = Function::Create(FunctionType::get(result, std::vector<Type*>(params), false), GlobalValue::ExternalLinkage,
+                         name, module_.get());
+    f->setDoesNotThrow();
+  }
+  return f;
 }
 
 GlobalVariable* ModuleLowering::global(std::string_view name) {
@@ -393,7 +610,7 @@ Result<LoweredProgram> ModuleLowering::run() {
     try {
       FunctionLowering fl(*this, k, i);
       Function* fn = fl.run();
-      out.kernels.push_back(fn->getName().str());
+      out.kernels.push_back({fn->getName().str(), fl.splits, fl.local_bytes(), fl.spill_slots});
     } catch (const LoweringError& e) {
       failures += "\n  kernel '" + k.name + "': " + e.message;
     }

@@ -1,11 +1,12 @@
 // PTX -> LLVM IR, backend-neutral (docs/codegen-plan.md, layer 1).
 //
-// Each PTX kernel becomes `void @<name>(ptr %params, ptr %state)` describing ONE thread:
-// `%params` is the packed argument buffer (runtime::KernelInfo::params), `%state` an
-// opaque per-thread block that only intrinsics read. Special registers and the other
-// execution-model operations are calls to `@mimic.*` intrinsics, which each backend
-// defines. Module-level variables are external globals named as in PTX; the backend binds
-// them to the addresses of the runtime module's globals.
+// Each PTX kernel becomes a resumable loop over the threads of a block (block_state.h):
+// `void @mimic_kernel_N(ptr %params, ptr %block, i32 %begin, i32 %end, i32 %resume)`, with
+// `%params` the packed argument buffer (runtime::KernelInfo::params). Barriers and warp
+// operations are split points where each thread stops so that the executor can run the
+// others up to the same point. Special registers are calls to `@mimic.sreg`, which each
+// backend defines. Module-level variables are external globals named as in PTX; the
+// backend binds them to the addresses of the runtime module's globals.
 //
 // What cannot be lowered fails the whole program, naming each kernel with the PTX line of
 // the first construct it could not translate.
@@ -18,20 +19,29 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
+#include "codegen/block_state.h"
 #include "runtime/program.h"
 #include "support/error.h"
 
 namespace mimic::codegen {
 
+struct LoweredKernel {
+  std::string symbol;               // LLVM function name
+  std::vector<SplitKind> splits;    // kind of split point k at splits[k - 1]
+  size_t local_bytes = 0;           // each thread's local frame
+  unsigned spill_slots = 0;         // 8-byte slots per thread for registers live across splits
+};
+
 struct LoweredProgram {
   std::unique_ptr<llvm::LLVMContext> context;
   std::unique_ptr<llvm::Module> module;
-  std::vector<std::string> kernels;  // LLVM function names, in Program::kernels order
+  std::vector<LoweredKernel> kernels; // in Program::kernels order
   std::vector<std::string> globals;  // external globals the module uses
 };
 
 // Intrinsics the lowering emits (each backend defines them):
-//   i32 @mimic.sreg(ptr %state, i32 %which)   special registers, `which` from SpecialRegister
+//   i32 @mimic.sreg(ptr %block, i32 %thread, i32 %which)   special registers, `which` from
+//   SpecialRegister; block-wide ones are BlockState::sreg[which].
 enum class SpecialRegister : int {
   TidX, TidY, TidZ, NtidX, NtidY, NtidZ, CtaidX, CtaidY, CtaidZ, NctaidX, NctaidY, NctaidZ,
   LaneId, WarpId, NWarpId, SmId, NSmId, GridIdLo, LanemaskEq, LanemaskLe, LanemaskLt, LanemaskGe,

@@ -11,6 +11,7 @@
 
 #include <llvm/IR/IRBuilder.h>
 
+#include "codegen/block_state.h"
 #include "codegen/lower.h"
 #include "ptx/printer.h"
 #include "ptx/summary.h"
@@ -30,6 +31,8 @@ public:
 
   llvm::Module* module() { return module_.get(); }
   llvm::Function* sreg_fn();
+  // A runtime helper of block_state.h (mimic_warp_*), declared on first use.
+  llvm::Function* helper(const char* name, llvm::Type* result, std::initializer_list<llvm::Type*> params);
   // The external global standing for a module-level variable, or null if none is named so.
   llvm::GlobalVariable* global(std::string_view name);
 
@@ -38,6 +41,7 @@ private:
   std::unique_ptr<llvm::LLVMContext> context_;
   std::unique_ptr<llvm::Module> module_;
   llvm::Function* sreg_ = nullptr;
+  std::map<std::string, llvm::Function*, std::less<>> helpers_;
   std::map<std::string, llvm::GlobalVariable*, std::less<>> globals_;
   std::vector<std::string> global_names_;
 };
@@ -47,6 +51,9 @@ public:
   FunctionLowering(ModuleLowering& m, const runtime::KernelInfo& info, size_t index)
       : lowering_(m), info_(info), f_(*info.function), index_(index), b_(m.module()->getContext()) {}
   llvm::Function* run();
+  std::vector<SplitKind> splits; // kind of split point k at splits[k - 1]
+  unsigned spill_slots = 0;      // registers kept per thread across split points
+  size_t local_bytes() const { return local_bytes_; }
 
 private:
   struct Register {
@@ -69,6 +76,15 @@ private:
   Register* reg(std::string_view name);
   llvm::Value* convert(llvm::Value* v, llvm::Type* to, bool sign_extend);
   llvm::Value* special_register(const ptx::Operand& op);
+  // The resumable thread loop (block_state.h).
+  llvm::Value* thread_index();
+  llvm::Value* block_field(size_t offset, llvm::Type* type);
+  llvm::Value* shared_base();
+  llvm::Value* local_base();
+  void stop_thread(uint32_t code);
+  unsigned split(SplitKind kind);
+  void insert_spills();
+  void layout_locals(const ptx::Block& block);
   llvm::Value* symbol_address(std::string_view name);
   llvm::Value* value(const ptx::Instruction& ins, const ptx::Operand& op, llvm::Type* want, bool sign_extend);
   void store(const ptx::Instruction& ins, const ptx::Operand& op, llvm::Value* v, bool sign_extend);
@@ -81,13 +97,26 @@ private:
   // lower_instructions.cpp
   void lower_instruction(const ptx::Instruction& ins);
   ptx::Modifier instruction_type(const ptx::Instruction& ins, size_t nth = 0);
-  void lower_integer_or_float(const ptx::Instruction& ins);
-  void lower_setp(const ptx::Instruction& ins);
-  void lower_cvt(const ptx::Instruction& ins);
   void lower_memory(const ptx::Instruction& ins);
   void lower_atomic(const ptx::Instruction& ins);
-  llvm::Value* flush_denormal(llvm::Value* v);
-  llvm::Value* saturate(llvm::Value* v);
+  void lower_cvta(const ptx::Instruction& ins);
+  // lower_sync.cpp: barriers and warp operations
+  void lower_barrier(const ptx::Instruction& ins);
+  void lower_warp(const ptx::Instruction& ins);
+  // ---- arithmetic families (lower_int.cpp, lower_float.cpp, lower_half.cpp,
+  // lower_cvt.cpp; shared sequences in lower_arith.h)
+  bool lower_arithmetic(const ptx::Instruction& ins); // false: not an arithmetic instruction
+  void lower_int(const ptx::Instruction& ins);
+  void lower_int_bits(const ptx::Instruction& ins);
+  void lower_float(const ptx::Instruction& ins);
+  void lower_half(const ptx::Instruction& ins);
+  void lower_compare(const ptx::Instruction& ins);
+  void lower_select(const ptx::Instruction& ins);
+  void lower_cvt(const ptx::Instruction& ins);
+  void lower_mov_vector(const ptx::Instruction& ins);
+  llvm::Value* carry_flag(); // CC.CF of the carry chains, an i1 slot of the function
+  llvm::AllocaInst* carry_ = nullptr;
+  // ---- end of arithmetic families
 
   ModuleLowering& lowering_;
   const runtime::KernelInfo& info_;
@@ -96,7 +125,18 @@ private:
   llvm::IRBuilder<> b_;
   llvm::Function* fn_ = nullptr;
   llvm::Value* params_ = nullptr;
-  llvm::Value* state_ = nullptr;
+  llvm::Value* block_ = nullptr;    // BlockState*
+  llvm::AllocaInst* thread_ = nullptr; // the linear thread index the loop is at
+  llvm::BasicBlock* latch_ = nullptr;
+  llvm::BasicBlock* body_ = nullptr;
+  llvm::SwitchInst* dispatch_ = nullptr;
+  struct SplitSite {
+    llvm::StoreInst* marker; // the store of the split number into next[t]
+    llvm::BasicBlock* resume;
+  };
+  std::vector<SplitSite> split_sites_;
+  std::map<std::string_view, size_t> locals_; // .local variable -> offset in the thread's frame
+  size_t local_bytes_ = 0;
   std::vector<Scope> scopes_;
   std::unordered_map<std::string, Register> registers_;
   std::map<std::string_view, llvm::BasicBlock*> labels_;

@@ -3,6 +3,8 @@
 #include <cstring>
 #include <cuda.h>
 #include <link.h>
+#include <map>
+#include <set>
 
 #include "fatbin/binary.h"
 #include "fatbin/select.h"
@@ -13,9 +15,7 @@
 
 namespace mimic::runtime {
 
-namespace {
-
-size_t type_align(const ptx::VarDecl& d) {
+size_t declared_align(const ptx::VarDecl& d) {
   size_t bits = ptx::type_bits(d.type);
   size_t a = bits >= 8 ? bits / 8 : 1;
   if (d.vector == ptx::Modifier::V2)
@@ -27,7 +27,71 @@ size_t type_align(const ptx::VarDecl& d) {
   return d.align ? std::max<size_t>(a, d.align) : a;
 }
 
+namespace {
+
 size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+
+// Names an instruction operand mentions (registers, symbols, called functions).
+void operand_names(const ptx::Operand& op, std::vector<std::string_view>& out) {
+  switch (op.kind) {
+  case ptx::OperandKind::Name:
+    out.push_back(op.name_view());
+    break;
+  case ptx::OperandKind::Address:
+  case ptx::OperandKind::Vector:
+  case ptx::OperandKind::List:
+    for (const ptx::Operand& e : op.children())
+      operand_names(e, out);
+    break;
+  default:
+    break;
+  }
+}
+
+void block_names(const ptx::Block& b, std::vector<std::string_view>& out) {
+  for (const ptx::Statement& s : b.statements) {
+    if (s.kind == ptx::StatementKind::Instruction)
+      for (const ptx::Operand& op : s.instruction->ops())
+        operand_names(op, out);
+    else if (s.kind == ptx::StatementKind::Block)
+      block_names(*s.block, out);
+  }
+}
+
+// Module-level .shared variables reached from `f`, directly or through the functions it
+// calls, in declaration order.
+std::vector<const ptx::VarDecl*> reached_shared(const ptx::Module& m, const ptx::Function& f) {
+  std::map<std::string_view, const ptx::VarDecl*> shared;
+  std::map<std::string_view, const ptx::Function*> functions;
+  for (const ptx::TopLevel& item : m.items) {
+    if (item.kind == ptx::DirectiveKind::Var && item.var->space == ptx::Modifier::Shared)
+      shared[item.var->name] = item.var;
+    else if (item.kind == ptx::DirectiveKind::Function && item.function->body)
+      functions[item.function->name] = item.function;
+  }
+  std::set<const ptx::VarDecl*> used;
+  std::set<const ptx::Function*> seen{&f};
+  std::vector<const ptx::Function*> todo{&f};
+  while (!todo.empty()) {
+    const ptx::Function* g = todo.back();
+    todo.pop_back();
+    std::vector<std::string_view> names;
+    block_names(*g->body, names);
+    for (std::string_view n : names) {
+      if (auto v = shared.find(n); v != shared.end())
+        used.insert(v->second);
+      else if (auto c = functions.find(n); c != functions.end() && seen.insert(c->second).second)
+        todo.push_back(c->second);
+    }
+  }
+  std::vector<const ptx::VarDecl*> out;
+  for (const ptx::TopLevel& item : m.items)
+    if (item.kind == ptx::DirectiveKind::Var && used.count(item.var))
+      out.push_back(item.var);
+  return out;
+}
+
+bool is_dynamic_shared(const ptx::VarDecl& v) { return v.dims.size() == 1 && v.dims[0] < 0; }
 
 KernelInfo describe_kernel(const ptx::Module& m, const ptx::Function& f) {
   KernelInfo k;
@@ -43,19 +107,29 @@ KernelInfo describe_kernel(const ptx::Module& m, const ptx::Function& f) {
       k.max_threads_per_block = int(std::min<uint64_t>(n, 1024));
     }
   }
-  // Shared and local memory declared in the body (module-level .shared variables are
-  // added by the code generator, which knows which kernels reach them).
-  if (f.body) {
-    for (const ptx::Statement& s : f.body->statements) {
-      if (s.kind != ptx::StatementKind::Var)
-        continue;
-      const ptx::VarDecl& v = *s.var;
-      if (v.space == ptx::Modifier::Shared && !(v.dims.size() == 1 && v.dims[0] < 0))
-        k.static_shared_bytes = round_up(k.static_shared_bytes, type_align(v)) + ptx::declared_size(v);
-      else if (v.space == ptx::Modifier::Local)
-        k.local_bytes = round_up(k.local_bytes, type_align(v)) + ptx::declared_size(v);
-    }
+  std::vector<const ptx::VarDecl*> shared = reached_shared(m, f);
+  for (const ptx::Statement& s : f.body->statements) {
+    if (s.kind != ptx::StatementKind::Var)
+      continue;
+    if (s.var->space == ptx::Modifier::Shared)
+      shared.push_back(s.var);
+    else if (s.var->space == ptx::Modifier::Local)
+      k.local_bytes = round_up(k.local_bytes, declared_align(*s.var)) + ptx::declared_size(*s.var);
   }
+  size_t dynamic_align = 16;
+  for (const ptx::VarDecl* v : shared) {
+    if (is_dynamic_shared(*v)) {
+      dynamic_align = std::max(dynamic_align, declared_align(*v));
+      continue;
+    }
+    k.static_shared_bytes = round_up(k.static_shared_bytes, declared_align(*v));
+    k.shared.push_back({std::string(v->name), k.static_shared_bytes});
+    k.static_shared_bytes += ptx::declared_size(*v);
+  }
+  k.dynamic_shared_offset = round_up(k.static_shared_bytes, dynamic_align);
+  for (const ptx::VarDecl* v : shared)
+    if (is_dynamic_shared(*v))
+      k.shared.push_back({std::string(v->name), k.dynamic_shared_offset});
   return k;
 }
 
@@ -76,7 +150,7 @@ Status add_module(Program& p, std::unique_ptr<ptx::Module> module) {
     g.decl = &v;
     g.module = &m;
     g.size = ptx::declared_size(v);
-    g.align = type_align(v);
+    g.align = declared_align(v);
     g.constant = v.space == ptx::Modifier::Const;
     for (const ptx::VarAttribute& a : v.attributes)
       g.managed |= a.name == ptx::Modifier::Managed;
@@ -253,7 +327,7 @@ std::vector<ParamSlot> param_layout(const ptx::Function& f, size_t* total_bytes)
   for (const ptx::VarDecl& p : f.params) {
     ParamSlot slot;
     slot.size = ptx::declared_size(p);
-    slot.align = type_align(p);
+    slot.align = declared_align(p);
     slot.offset = round_up(offset, slot.align);
     offset = slot.offset + slot.size;
     out.push_back(slot);

@@ -30,9 +30,27 @@ struct KernelInfo {
   std::vector<ParamSlot> params;
   size_t param_bytes = 0;        // packed size of all parameters
   int max_threads_per_block = 0; // from .maxntid / .reqntid (0: unconstrained)
+  // The block's shared window: every .shared variable the kernel reaches (its own and the
+  // module-level ones named by it or by the functions it calls) at an offset, then the
+  // dynamic shared memory (extern .shared arrays, all at dynamic_shared_offset).
+  struct SharedVar {
+    std::string name;
+    size_t offset = 0;
+  };
+  std::vector<SharedVar> shared;
   size_t static_shared_bytes = 0;
+  size_t dynamic_shared_offset = 0;
   size_t local_bytes = 0;
+  const SharedVar* shared_var(std::string_view name) const {
+    for (const SharedVar& v : shared)
+      if (v.name == name)
+        return &v;
+    return nullptr;
+  }
 };
+
+// Alignment of a declared variable in bytes (its type, vector width and .align).
+size_t declared_align(const ptx::VarDecl& d);
 
 struct GlobalInfo {
   std::string name;

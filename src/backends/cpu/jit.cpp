@@ -1,12 +1,18 @@
-// The CPU backend's compiler and executor (first stage, docs/codegen-plan.md): the shared
-// IR is optimised and JIT-compiled with LLVM ORC; a launch runs the grid's blocks on a
-// pool of threads, each block as a loop over its threads calling the one-thread kernel.
-// Kernels with barriers, shared memory or warp operations are refused at load time by
-// the lowering until the region-splitting stage lands.
+// The CPU backend's compiler and executor (docs/codegen-plan.md, layer 2). The shared IR is
+// optimised and JIT-compiled with LLVM ORC. A launch spreads the grid's blocks over a pool
+// of host threads; each block runs as the kernel's resumable thread loop (codegen/
+// block_state.h): all threads up to their next split point, then the executor releases
+// warps at warp operations and the block at barriers, until every thread has exited.
+// A fault inside a kernel (SIGSEGV, SIGBUS, SIGFPE, SIGILL) ends the launch with an error
+// instead of the process.
 #include "backends/cpu/jit.h"
 
 #include <algorithm>
 #include <atomic>
+#include <csetjmp>
+#include <csignal>
+#include <cstdlib>
+#include <cstddef>
 #include <mutex>
 #include <thread>
 
@@ -15,33 +21,81 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
 
 #include "codegen/lower.h"
+#include "support/log.h"
 
 namespace mimic::cpu {
 
 namespace {
 
-using KernelEntry = void (*)(const void* params, const uint32_t* state);
-constexpr size_t kStateWords = size_t(codegen::SpecialRegister::Count_);
+using codegen::BlockState;
+using KernelEntry = void (*)(const void* params, BlockState* block, uint32_t begin, uint32_t end, uint32_t resume);
+
+struct CompiledKernel {
+  std::string name;
+  KernelEntry entry = nullptr;
+  std::vector<codegen::SplitKind> splits;
+  size_t local_bytes = 0;
+  unsigned spill_slots = 0;
+  size_t shared_bytes = 0; // static shared memory (dynamic starts at dynamic_offset)
+  size_t dynamic_offset = 0;
+};
 
 class CpuCompiledProgram final : public runtime::CompiledProgram {
 public:
   std::unique_ptr<llvm::orc::LLJIT> jit;
-  std::vector<KernelEntry> kernels;
+  std::vector<CompiledKernel> kernels;
 };
 
-// i32 @mimic.sreg(ptr %state, i32 %which): the special registers are an array of u32.
+// i32 @mimic.sreg(ptr %block, i32 %t, i32 %which): thread-dependent registers are derived
+// from the linear thread index, the others read from BlockState::sreg. Always inlined, so
+// a constant `which` folds to its one case.
 void define_special_registers(llvm::Module& m) {
   llvm::Function* f = m.getFunction("mimic.sreg");
   if (!f)
     return;
+  using R = codegen::SpecialRegister;
   llvm::LLVMContext& c = m.getContext();
   f->setLinkage(llvm::GlobalValue::InternalLinkage);
   f->addFnAttr(llvm::Attribute::AlwaysInline);
-  llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", f));
-  llvm::Value* slot = b.CreateGEP(b.getInt32Ty(), f->getArg(0), f->getArg(1));
-  b.CreateRet(b.CreateLoad(b.getInt32Ty(), slot));
+  llvm::Value* block = f->getArg(0);
+  llvm::Value* t = f->getArg(1);
+  llvm::Value* which = f->getArg(2);
+  llvm::BasicBlock* entry = llvm::BasicBlock::Create(c, "entry", f);
+  llvm::BasicBlock* common = llvm::BasicBlock::Create(c, "block_wide", f);
+  llvm::IRBuilder<> b(common);
+  b.CreateRet(b.CreateLoad(b.getInt32Ty(), b.CreateGEP(b.getInt32Ty(), block, which)));
+  b.SetInsertPoint(entry);
+  auto dim = [&](llvm::IRBuilder<>& bb, unsigned i) {
+    return bb.CreateLoad(bb.getInt32Ty(),
+                         bb.CreateConstInBoundsGEP1_64(bb.getInt8Ty(), block, offsetof(BlockState, block_dim) + 4 * i));
+  };
+  llvm::SwitchInst* sw = b.CreateSwitch(which, common);
+  auto add_case = [&](R r, auto&& compute) {
+    llvm::BasicBlock* bb = llvm::BasicBlock::Create(c, "sreg", f);
+    llvm::IRBuilder<> cb(bb);
+    cb.CreateRet(compute(cb));
+    sw->addCase(b.getInt32(uint32_t(r)), bb);
+  };
+  add_case(R::TidX, [&](llvm::IRBuilder<>& cb) { return cb.CreateURem(t, dim(cb, 0)); });
+  add_case(R::TidY, [&](llvm::IRBuilder<>& cb) { return cb.CreateURem(cb.CreateUDiv(t, dim(cb, 0)), dim(cb, 1)); });
+  add_case(R::TidZ, [&](llvm::IRBuilder<>& cb) { return cb.CreateUDiv(t, cb.CreateMul(dim(cb, 0), dim(cb, 1))); });
+  add_case(R::LaneId, [&](llvm::IRBuilder<>& cb) { return cb.CreateAnd(t, cb.getInt32(31)); });
+  add_case(R::WarpId, [&](llvm::IRBuilder<>& cb) { return cb.CreateLShr(t, cb.getInt32(5)); });
+  auto lane = [&](llvm::IRBuilder<>& cb) { return cb.CreateAnd(t, cb.getInt32(31)); };
+  add_case(R::LanemaskEq, [&](llvm::IRBuilder<>& cb) { return cb.CreateShl(cb.getInt32(1), lane(cb)); });
+  add_case(R::LanemaskLt,
+           [&](llvm::IRBuilder<>& cb) { return cb.CreateSub(cb.CreateShl(cb.getInt32(1), lane(cb)), cb.getInt32(1)); });
+  add_case(R::LanemaskLe,
+           [&](llvm::IRBuilder<>& cb) { return cb.CreateSub(cb.CreateShl(cb.getInt32(2), lane(cb)), cb.getInt32(1)); });
+  add_case(R::LanemaskGe, [&](llvm::IRBuilder<>& cb) {
+    return cb.CreateNot(cb.CreateSub(cb.CreateShl(cb.getInt32(1), lane(cb)), cb.getInt32(1)));
+  });
+  add_case(R::LanemaskGt, [&](llvm::IRBuilder<>& cb) {
+    return cb.CreateNot(cb.CreateSub(cb.CreateShl(cb.getInt32(2), lane(cb)), cb.getInt32(1)));
+  });
 }
 
 void optimise(llvm::Module& m) {
@@ -80,7 +134,19 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
     return lowered.error();
   codegen::LoweredProgram& lp = lowered.value();
   define_special_registers(*lp.module);
+  // MIMIC_DUMP_IR=FILE writes the IR before and after optimisation (for debugging Mimic).
+  const char* dump = std::getenv("MIMIC_DUMP_IR");
+  auto write_ir = [&](const char* suffix) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(std::string(dump) + suffix, ec);
+    if (!ec)
+      lp.module->print(os, nullptr);
+  };
+  if (dump && *dump)
+    write_ir(".lowered.ll");
   optimise(*lp.module);
+  if (dump && *dump)
+    write_ir(".optimised.ll");
 
   auto jit = llvm::orc::LLJITBuilder().create();
   if (!jit)
@@ -96,6 +162,13 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
     symbols[out->jit->mangleAndIntern("mimic_global." + name)] = {
         llvm::orc::ExecutorAddr::fromPtr(it->second), llvm::JITSymbolFlags::Exported};
   }
+  auto helper = [&](const char* name, auto* fn) {
+    symbols[out->jit->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn), llvm::JITSymbolFlags::Exported};
+  };
+  helper("mimic_warp_shfl", &codegen::mimic_warp_shfl);
+  helper("mimic_warp_vote", &codegen::mimic_warp_vote);
+  helper("mimic_warp_match", &codegen::mimic_warp_match);
+  helper("mimic_warp_redux", &codegen::mimic_warp_redux);
   if (!symbols.empty())
     if (llvm::Error e = dylib.define(llvm::orc::absoluteSymbols(std::move(symbols))))
       return Error("binding globals: " + llvm::toString(std::move(e)), CUDA_ERROR_UNKNOWN);
@@ -107,67 +180,345 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
   dylib.addGenerator(std::move(process.get()));
   if (llvm::Error e = out->jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(lp.module), std::move(lp.context))))
     return Error("adding the module to the JIT: " + llvm::toString(std::move(e)), CUDA_ERROR_UNKNOWN);
-  for (const std::string& name : lp.kernels) {
-    auto address = out->jit->lookup(name);
+  for (size_t i = 0; i < lp.kernels.size(); ++i) {
+    const codegen::LoweredKernel& lk = lp.kernels[i];
+    auto address = out->jit->lookup(lk.symbol);
     if (!address)
-      return Error(program.origin + ": compiling " + name + ": " + llvm::toString(address.takeError()),
+      return Error(program.origin + ": compiling " + program.kernels[i].name + ": " +
+                       llvm::toString(address.takeError()),
                    CUDA_ERROR_INVALID_PTX);
-    out->kernels.push_back(address->toPtr<KernelEntry>());
+    CompiledKernel k;
+    k.name = program.kernels[i].name;
+    k.entry = address->toPtr<KernelEntry>();
+    k.splits = lk.splits;
+    k.local_bytes = lk.local_bytes;
+    k.spill_slots = lk.spill_slots;
+    k.shared_bytes = program.kernels[i].static_shared_bytes;
+    k.dynamic_offset = program.kernels[i].dynamic_shared_offset;
+    out->kernels.push_back(std::move(k));
   }
   return std::shared_ptr<runtime::CompiledProgram>(std::move(out));
 }
+
+namespace {
+
+// ---------------------------------------------------------------- faults
+
+thread_local sigjmp_buf* t_fault_jump = nullptr;
+thread_local int t_fault_signal = 0;
+thread_local void* t_fault_address = nullptr;
+struct sigaction g_previous[4];
+constexpr int kFaultSignals[4] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+
+void on_fault(int sig, siginfo_t* info, void* context) {
+  if (t_fault_jump) {
+    t_fault_signal = sig;
+    t_fault_address = info ? info->si_addr : nullptr;
+    siglongjmp(*t_fault_jump, 1);
+  }
+  // Not a kernel's fault: hand it to whoever handled it before us.
+  for (int i = 0; i < 4; ++i) {
+    if (kFaultSignals[i] != sig)
+      continue;
+    const struct sigaction& prev = g_previous[i];
+    if ((prev.sa_flags & SA_SIGINFO) && prev.sa_sigaction) {
+      prev.sa_sigaction(sig, info, context);
+      return;
+    }
+    if (prev.sa_handler != SIG_DFL && prev.sa_handler != SIG_IGN && prev.sa_handler) {
+      prev.sa_handler(sig);
+      return;
+    }
+    sigaction(sig, &prev, nullptr); // the default action happens when the instruction reruns
+    return;
+  }
+}
+
+void install_fault_handlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction sa {};
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 4; ++i)
+      sigaction(kFaultSignals[i], &sa, &g_previous[i]);
+  });
+  // A kernel that overflows its stack faults on it: the handler needs a stack of its own.
+  thread_local std::unique_ptr<char[]> alternate;
+  if (!alternate) {
+    stack_t current{};
+    if (sigaltstack(nullptr, &current) == 0 && (current.ss_flags & SS_DISABLE)) {
+      constexpr size_t kSize = 64 * 1024;
+      alternate = std::make_unique<char[]>(kSize);
+      stack_t st{};
+      st.ss_sp = alternate.get();
+      st.ss_size = kSize;
+      sigaltstack(&st, nullptr);
+    } else {
+      alternate = std::make_unique<char[]>(1);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- one block
+
+// A worker's memory for the blocks it runs, reused from launch to launch.
+struct Scratch {
+  std::vector<uint8_t> shared, local;
+  std::vector<uint64_t> spill, exchange, released;
+  std::vector<uint32_t> next, warp_mask, barrier, resume;
+  std::vector<uint8_t> status;
+};
+
+enum : uint8_t { Runnable, Waiting, Done };
+
+// Runs one block to completion; returns CUDA_SUCCESS or the error a trap gives.
+CUresult run_block(const CompiledKernel& k, const void* args, BlockState& bs, Scratch& s) {
+  const uint32_t n = bs.nthreads;
+  if (k.splits.empty()) {
+    k.entry(args, &bs, 0, n, codegen::kResumeStart);
+    for (uint32_t t = 0; t < n; ++t)
+      if (s.next[t] == codegen::kThreadTrapped)
+        return CUDA_ERROR_LAUNCH_FAILED;
+    return CUDA_SUCCESS;
+  }
+  std::fill_n(s.resume.begin(), n, codegen::kResumeStart);
+  std::fill_n(s.status.begin(), n, uint8_t(Runnable));
+  uint32_t arrivals[256] = {};
+  uint32_t done = 0;
+  for (;;) {
+    // Every runnable thread goes on to its next stop, in runs that resume at the same point.
+    bool again = false;
+    for (uint32_t t = 0; t < n;) {
+      if (s.status[t] != Runnable) {
+        ++t;
+        continue;
+      }
+      uint32_t r = s.resume[t], u = t + 1;
+      while (u < n && s.status[u] == Runnable && s.resume[u] == r)
+        ++u;
+      k.entry(args, &bs, t, u, r);
+      for (uint32_t i = t; i < u; ++i) {
+        uint32_t stop = s.next[i];
+        if (stop == codegen::kThreadExited) {
+          s.status[i] = Done;
+          ++done;
+        } else if (stop == codegen::kThreadTrapped) {
+          return CUDA_ERROR_LAUNCH_FAILED;
+        } else {
+          s.resume[i] = stop;
+          if (k.splits[stop - 1] == codegen::SplitKind::Arrive) {
+            ++arrivals[s.barrier[i] & 0xff];
+            again = true; // goes on at once
+          } else {
+            s.status[i] = Waiting;
+          }
+        }
+      }
+      t = u;
+    }
+    if (again)
+      continue;
+    if (done == n)
+      return CUDA_SUCCESS;
+    // Warps: lanes waiting at the same warp operation go on together, once every lane
+    // of their member masks that has not exited is there. When no warp and no barrier can
+    // go on (a member mask naming lanes that never come), the groups go on as they are.
+    auto release_warps = [&](bool force) {
+      bool any_released = false;
+      for (uint32_t w = 0; w < n; w += 32) {
+        uint32_t end = std::min(n, w + 32), alive = 0;
+        for (uint32_t j = w; j < end; ++j)
+          if (s.status[j] != Done)
+            alive |= 1u << (j - w);
+        for (uint32_t i = w; i < end; ++i) {
+          if (s.status[i] != Waiting || k.splits[s.resume[i] - 1] != codegen::SplitKind::Warp)
+            continue;
+          uint32_t point = s.resume[i], group = 0, wanted = 0;
+          for (uint32_t j = i; j < end; ++j)
+            if (s.status[j] == Waiting && s.resume[j] == point) {
+              group |= 1u << (j - w);
+              wanted |= s.barrier[j];
+            }
+          if (!force && (wanted & alive & ~group))
+            continue; // some member lanes are still on their way
+          for (uint32_t j = i; j < end; ++j)
+            if (group & (1u << (j - w))) {
+              s.warp_mask[j] = group;
+              s.released[j] = s.exchange[j];
+              s.status[j] = Runnable;
+            }
+          any_released = true;
+        }
+      }
+      return any_released;
+    };
+    if (release_warps(false))
+      continue;
+    // Barriers: released when every thread expected (all that have not exited, or the
+    // count given) has arrived or is waiting.
+    uint32_t waiting[256] = {}, count[256] = {};
+    for (uint32_t t = 0; t < n; ++t)
+      if (s.status[t] == Waiting) {
+        uint32_t id = s.barrier[t] & 0xff;
+        ++waiting[id];
+        if (uint32_t c = (s.barrier[t] >> 8) & 0xffff)
+          count[id] = c;
+      }
+    bool any = false;
+    bool release[256] = {};
+    for (uint32_t id = 0; id < 256; ++id) {
+      if (!waiting[id])
+        continue;
+      uint32_t expected = count[id] ? count[id] : n - done;
+      if (waiting[id] + arrivals[id] >= expected) {
+        release[id] = true;
+        arrivals[id] = waiting[id] + arrivals[id] - std::min(expected, waiting[id] + arrivals[id]);
+        any = true;
+      }
+    }
+    if (!any && release_warps(true))
+      continue;
+    if (!any) {
+      // On a GPU these threads would wait forever; here they go on, and the user is told.
+      warn_once("barrier-deadlock:" + k.name, "kernel '" + k.name +
+                                                  "': threads wait at a barrier that not all expected threads "
+                                                  "reach (a hang on a GPU); releasing them");
+      for (uint32_t id = 0; id < 256; ++id)
+        release[id] = waiting[id] != 0;
+    }
+    // bar.red: the reduction over the waiting threads' predicates is each one's result.
+    uint64_t popc[256] = {}, all[256], anyp[256] = {};
+    std::fill_n(all, 256, 1);
+    for (uint32_t t = 0; t < n; ++t)
+      if (s.status[t] == Waiting && release[s.barrier[t] & 0xff] &&
+          k.splits[s.resume[t] - 1] == codegen::SplitKind::BarrierReduce) {
+        uint32_t id = s.barrier[t] & 0xff;
+        bool p = s.exchange[t] != 0;
+        popc[id] += p;
+        all[id] &= p;
+        anyp[id] |= p;
+      }
+    for (uint32_t t = 0; t < n; ++t) {
+      if (s.status[t] != Waiting || !release[s.barrier[t] & 0xff])
+        continue;
+      if (k.splits[s.resume[t] - 1] == codegen::SplitKind::BarrierReduce) {
+        uint32_t id = s.barrier[t] & 0xff;
+        auto op = codegen::BarrierReduction((s.barrier[t] >> 24) & 3);
+        s.exchange[t] = op == codegen::BarrierReduction::Popc ? popc[id]
+                        : op == codegen::BarrierReduction::And ? all[id]
+                                                                : anyp[id];
+      }
+      s.status[t] = Runnable;
+    }
+  }
+}
+
+} // namespace
 
 CUresult launch_on_cpu(runtime::CompiledProgram& compiled, size_t kernel, const runtime::LaunchShape& shape,
                        const void* args) {
   auto& program = static_cast<CpuCompiledProgram&>(compiled);
   if (kernel >= program.kernels.size())
     return CUDA_ERROR_INVALID_HANDLE;
-  KernelEntry entry = program.kernels[kernel];
+  const CompiledKernel& k = program.kernels[kernel];
   const uint64_t blocks = uint64_t(shape.grid[0]) * shape.grid[1] * shape.grid[2];
-  const unsigned threads_per_block = shape.block[0] * shape.block[1] * shape.block[2];
+  const uint32_t n = shape.block[0] * shape.block[1] * shape.block[2];
   unsigned workers = std::max(1u, std::thread::hardware_concurrency());
   if (uint64_t(workers) > blocks)
     workers = unsigned(blocks);
+  const size_t shared_bytes = std::max(k.shared_bytes, k.dynamic_offset + shape.dynamic_shared_bytes);
+  const size_t local_stride = (k.local_bytes + 15) / 16 * 16;
   std::atomic<uint64_t> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex error_mutex;
+  CUresult error = CUDA_SUCCESS;
+  std::string fault;
+
   auto run_blocks = [&] {
+    install_fault_handlers();
+    thread_local Scratch scratch;
+    Scratch& s = scratch;
+    // Shared memory starts zeroed for the whole launch (CUDA leaves it undefined).
+    s.shared.assign(shared_bytes + 16, 0);
+    s.local.resize(local_stride * n);
+    s.spill.resize(size_t(k.spill_slots) * n);
+    s.exchange.resize(n);
+    s.released.resize(n);
+    s.next.resize(n);
+    s.warp_mask.resize(n);
+    s.barrier.resize(n);
+    s.resume.resize(n);
+    s.status.resize(n);
     using R = codegen::SpecialRegister;
-    uint32_t state[kStateWords] = {};
-    auto set = [&](R r, uint32_t v) { state[size_t(r)] = v; };
+    BlockState bs{};
+    auto set = [&](R r, uint32_t v) { bs.sreg[size_t(r)] = v; };
     set(R::NtidX, shape.block[0]);
     set(R::NtidY, shape.block[1]);
     set(R::NtidZ, shape.block[2]);
     set(R::NctaidX, shape.grid[0]);
     set(R::NctaidY, shape.grid[1]);
     set(R::NctaidZ, shape.grid[2]);
-    set(R::NWarpId, (threads_per_block + 31) / 32);
+    set(R::NWarpId, (n + 31) / 32);
     set(R::NSmId, std::max(1u, std::thread::hardware_concurrency()));
     set(R::DynamicSmemSize, uint32_t(shape.dynamic_shared_bytes));
+    set(R::TotalSmemSize, uint32_t(shared_bytes));
+    for (int i = 0; i < 3; ++i)
+      bs.block_dim[i] = shape.block[i];
+    bs.nthreads = n;
+    bs.shared = s.shared.data();
+    bs.local = s.local.data();
+    bs.local_stride = local_stride;
+    bs.spill = s.spill.data();
+    bs.next = s.next.data();
+    bs.exchange = s.exchange.data();
+    bs.released = s.released.data();
+    bs.warp_mask = s.warp_mask.data();
+    bs.barrier = s.barrier.data();
+    volatile uint64_t current = 0;
+    sigjmp_buf jump;
+    if (sigsetjmp(jump, 1) != 0) {
+      t_fault_jump = nullptr;
+      uint64_t b = current;
+      char text[256];
+      const char* what = t_fault_signal == SIGSEGV || t_fault_signal == SIGBUS ? "an illegal memory access"
+                         : t_fault_signal == SIGFPE                           ? "an arithmetic exception"
+                                                                              : "an illegal instruction";
+      snprintf(text, sizeof text, "kernel '%s' made %s (address %p) in block (%llu, %llu, %llu)", k.name.c_str(), what,
+               t_fault_address, (unsigned long long)(b % shape.grid[0]),
+               (unsigned long long)((b / shape.grid[0]) % shape.grid[1]),
+               (unsigned long long)(b / (uint64_t(shape.grid[0]) * shape.grid[1])));
+      std::lock_guard lock(error_mutex);
+      if (error == CUDA_SUCCESS) {
+        error = t_fault_signal == SIGSEGV || t_fault_signal == SIGBUS ? CUDA_ERROR_ILLEGAL_ADDRESS
+                                                                       : CUDA_ERROR_LAUNCH_FAILED;
+        fault = text;
+      }
+      failed = true;
+      return;
+    }
+    t_fault_jump = &jump;
     // Blocks are handed out in chunks so that small blocks do not contend on the counter.
     const uint64_t chunk = std::max<uint64_t>(1, blocks / (uint64_t(workers) * 16));
-    for (uint64_t first; (first = next.fetch_add(chunk)) < blocks;) {
+    for (uint64_t first; !failed.load(std::memory_order_relaxed) && (first = next.fetch_add(chunk)) < blocks;) {
       for (uint64_t b = first; b < std::min(blocks, first + chunk); ++b) {
+        current = b;
         set(R::CtaidX, uint32_t(b % shape.grid[0]));
         set(R::CtaidY, uint32_t((b / shape.grid[0]) % shape.grid[1]));
         set(R::CtaidZ, uint32_t(b / (uint64_t(shape.grid[0]) * shape.grid[1])));
-        unsigned linear = 0;
-        for (unsigned z = 0; z < shape.block[2]; ++z)
-          for (unsigned y = 0; y < shape.block[1]; ++y)
-            for (unsigned x = 0; x < shape.block[0]; ++x, ++linear) {
-              set(R::TidX, x);
-              set(R::TidY, y);
-              set(R::TidZ, z);
-              set(R::LaneId, linear % 32);
-              set(R::WarpId, linear / 32);
-              uint32_t lane = linear % 32;
-              set(R::LanemaskEq, 1u << lane);
-              set(R::LanemaskLt, (1u << lane) - 1);
-              set(R::LanemaskLe, lane == 31 ? ~0u : (2u << lane) - 1);
-              set(R::LanemaskGe, ~((1u << lane) - 1));
-              set(R::LanemaskGt, lane == 31 ? 0u : ~((2u << lane) - 1));
-              entry(args, state);
-            }
+        if (CUresult r = run_block(k, args, bs, s); r != CUDA_SUCCESS) {
+          std::lock_guard lock(error_mutex);
+          if (error == CUDA_SUCCESS) {
+            error = r;
+            fault = "kernel '" + k.name + "' executed a trap instruction";
+          }
+          failed = true;
+          break;
+        }
       }
     }
+    t_fault_jump = nullptr;
   };
   std::vector<std::thread> pool;
   for (unsigned w = 1; w < workers; ++w)
@@ -175,7 +526,9 @@ CUresult launch_on_cpu(runtime::CompiledProgram& compiled, size_t kernel, const 
   run_blocks();
   for (auto& t : pool)
     t.join();
-  return CUDA_SUCCESS;
+  if (error != CUDA_SUCCESS)
+    log_error(fault);
+  return error;
 }
 
 } // namespace mimic::cpu

@@ -1,0 +1,145 @@
+// Warp operations for the CPU executor (codegen/block_state.h): when a lane resumes after a
+// warp operation, the lanes that reached it together (warp_mask) have published their operands
+// (in `released`); each lane derives its own result here, with PTX ISA semantics.
+#include <algorithm>
+#include <bit>
+
+#include "codegen/block_state.h"
+
+namespace mimic::codegen {
+
+namespace {
+
+struct Warp {
+  uint32_t base;    // linear index of lane 0
+  uint32_t lane;    // this thread's lane
+  uint32_t members; // lanes that take part: reached the operation and are in membermask
+};
+
+Warp warp_of(const BlockState* block, uint32_t t, uint32_t mask) {
+  Warp w;
+  w.base = t & ~31u;
+  w.lane = t & 31u;
+  w.members = block->warp_mask[t] & mask;
+  return w;
+}
+
+uint32_t value32(const BlockState* block, const Warp& w, uint32_t lane) {
+  return uint32_t(block->released[w.base + lane]);
+}
+
+} // namespace
+
+extern "C" uint64_t mimic_warp_shfl(const BlockState* block, uint32_t t, uint32_t mode, uint32_t b, uint32_t c,
+                                    uint32_t mask) {
+  Warp w = warp_of(block, t, mask);
+  const uint32_t bval = b & 31, cval = c & 31, segmask = (c >> 8) & 31;
+  const int lane = int(w.lane);
+  const int max_lane = int((w.lane & segmask) | (cval & ~segmask));
+  const int min_lane = int(w.lane & segmask);
+  int j = lane;
+  bool in_range = false;
+  switch (mode) {
+  case 0: // up
+    j = lane - int(bval);
+    in_range = j >= max_lane;
+    break;
+  case 1: // down
+    j = lane + int(bval);
+    in_range = j <= max_lane;
+    break;
+  case 2: // bfly
+    j = lane ^ int(bval);
+    in_range = j <= max_lane;
+    break;
+  default: // idx
+    j = min_lane | int(bval & ~segmask);
+    in_range = j <= max_lane;
+    break;
+  }
+  if (!in_range)
+    j = lane;
+  // A source lane outside the block (a partial last warp) reads the caller's own value;
+  // one that did not take part gives what it last published (undefined in PTX).
+  if (w.base + uint32_t(j) >= block->nthreads)
+    j = lane;
+  return uint64_t(value32(block, w, uint32_t(j))) | (uint64_t(in_range) << 32);
+}
+
+extern "C" uint32_t mimic_warp_vote(const BlockState* block, uint32_t t, uint32_t mode, uint32_t mask) {
+  Warp w = warp_of(block, t, mask);
+  uint32_t ballot = 0;
+  for (uint32_t m = w.members; m; m &= m - 1) {
+    uint32_t lane = uint32_t(std::countr_zero(m));
+    if (block->released[w.base + lane] & 1)
+      ballot |= 1u << lane;
+  }
+  switch (mode) {
+  case 0: // all
+    return ballot == w.members;
+  case 1: // any
+    return ballot != 0;
+  case 2: // uni: all members agree
+    return ballot == 0 || ballot == w.members;
+  default:
+    return ballot;
+  }
+}
+
+extern "C" uint64_t mimic_warp_match(const BlockState* block, uint32_t t, uint32_t mode, uint32_t wide,
+                                     uint32_t mask) {
+  Warp w = warp_of(block, t, mask);
+  auto get = [&](uint32_t lane) {
+    uint64_t v = block->released[w.base + lane];
+    return wide ? v : (v & 0xffffffffu);
+  };
+  const uint64_t mine = get(w.lane);
+  uint32_t same = 0;
+  for (uint32_t m = w.members; m; m &= m - 1) {
+    uint32_t lane = uint32_t(std::countr_zero(m));
+    if (get(lane) == mine)
+      same |= 1u << lane;
+  }
+  if (mode == 0) // any: the lanes holding my value
+    return same;
+  bool all = same == w.members;
+  return (all ? uint64_t(w.members) : 0) | (uint64_t(all) << 32);
+}
+
+extern "C" uint32_t mimic_warp_redux(const BlockState* block, uint32_t t, uint32_t op, uint32_t is_signed,
+                                     uint32_t mask) {
+  Warp w = warp_of(block, t, mask);
+  bool first = true;
+  uint32_t acc = 0;
+  for (uint32_t m = w.members; m; m &= m - 1) {
+    uint32_t v = value32(block, w, uint32_t(std::countr_zero(m)));
+    if (first) {
+      acc = v;
+      first = false;
+      continue;
+    }
+    switch (op) {
+    case 0:
+      acc += v;
+      break;
+    case 1:
+      acc = is_signed ? uint32_t(std::min(int32_t(acc), int32_t(v))) : std::min(acc, v);
+      break;
+    case 2:
+      acc = is_signed ? uint32_t(std::max(int32_t(acc), int32_t(v))) : std::max(acc, v);
+      break;
+    case 3:
+      acc &= v;
+      break;
+    case 4:
+      acc |= v;
+      break;
+    default:
+      acc ^= v;
+      break;
+    }
+  }
+  return acc;
+}
+
+} // namespace mimic::codegen

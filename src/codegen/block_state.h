@@ -1,0 +1,71 @@
+// The contract between generated kernels and the CPU backend's executor: a kernel in its
+// "resumable thread loop" form (docs/codegen-plan.md, layer 2).
+//
+//   void kernel(const void* params, BlockState* block, uint32_t begin, uint32_t end, uint32_t resume)
+//
+// runs the threads [begin, end) of one block (linear thread indices, x fastest), each from
+// resume point `resume` (kResumeStart for the kernel's entry) until it reaches its next
+// split point, and writes that point's number to block->next[t]. Split points are where a
+// thread must wait for others: block barriers and warp-synchronous operations. The
+// executor decides when a thread may go on (all threads of the block at the barrier, all
+// lanes of the warp at the shuffle) and calls the kernel again from there. Registers that
+// are live across a split point are kept in block->spill, everything else stays in
+// machine registers inside the loop.
+//
+// Field offsets are read by generated code through offsetof, so this is the only
+// definition of the layout.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace mimic::codegen {
+
+constexpr uint32_t kResumeStart = 0;
+constexpr uint32_t kThreadExited = 0xffffffffu;
+constexpr uint32_t kThreadTrapped = 0xfffffffeu; // `trap` (also the device side of assert)
+
+// What a split point waits for.
+enum class SplitKind : uint8_t {
+  Barrier,       // bar.sync / barrier.sync: block->barrier[t] = id | count << 8 (count 0 = all)
+  BarrierReduce, // bar.red: as Barrier; block->exchange[t] holds the predicate, and the result on resume
+  Arrive,        // bar.arrive: counts towards the barrier, does not wait
+  Warp,          // shfl / vote / match / redux / activemask / elect / bar.warp.sync
+};
+// For BarrierReduce: which reduction, in block->barrier[t] bits 24..25.
+enum class BarrierReduction : uint32_t { Popc = 0, And = 1, Or = 2 };
+
+struct BlockState {
+  uint32_t sreg[32];        // block-wide special registers, indexed by codegen::SpecialRegister
+  uint32_t block_dim[3];    // ntid
+  uint32_t nthreads;        // ntid.x * ntid.y * ntid.z
+  uint8_t* shared;          // the block's shared window (static, then dynamic)
+  uint8_t* local;           // thread t's local frame is local + t * local_stride
+  uint64_t local_stride;
+  uint64_t* spill;          // register slot s of thread t: spill[s * nthreads + t]
+  uint32_t* next;           // [t]: where thread t stopped
+  uint64_t* exchange;       // [t]: the operand a thread publishes at a warp operation or bar.red
+  uint64_t* released;       // [t]: exchange[t] as it was when t's warp operation was released;
+                            // the helpers read this, as lanes that resumed earlier may have
+                            // published their next operand in exchange already
+  uint32_t* warp_mask;      // [t]: the lanes of t's warp that reached the same warp operation
+  uint32_t* barrier;        // [t]: barrier id and count at a Barrier/Arrive split point;
+                            // at a Warp one, the lanes the operation waits for (membermask)
+};
+
+// Warp operations, evaluated when a thread resumes after its warp's lanes have all published
+// their operand (read from `released`; implemented by the CPU backend; `t` is the linear thread).
+extern "C" {
+// shfl.sync: mode 0 up, 1 down, 2 bfly, 3 idx. Returns the value in bits 0..31 and the
+// predicate (source lane in range) in bit 32.
+uint64_t mimic_warp_shfl(const BlockState* block, uint32_t t, uint32_t mode, uint32_t b, uint32_t c, uint32_t mask);
+// vote: mode 0 all, 1 any, 2 uni, 3 ballot.
+uint32_t mimic_warp_vote(const BlockState* block, uint32_t t, uint32_t mode, uint32_t mask);
+// match.sync: mode 0 any, 1 all; `wide` compares 64-bit values. Bit 32 of the result is
+// match.all's predicate.
+uint64_t mimic_warp_match(const BlockState* block, uint32_t t, uint32_t mode, uint32_t wide, uint32_t mask);
+// redux.sync: op 0 add, 1 min, 2 max, 3 and, 4 or, 5 xor; `is_signed` for min/max.
+uint32_t mimic_warp_redux(const BlockState* block, uint32_t t, uint32_t op, uint32_t is_signed, uint32_t mask);
+}
+
+} // namespace mimic::codegen

@@ -1,0 +1,192 @@
+// Barriers and warp operations: split points of the resumable thread loop (block_state.h).
+// A thread publishes what the others need (its barrier id and count, its operand of a
+// shuffle or vote), stops, and on resume reads the result the executor or the warp
+// helpers derive from every participant's published value.
+#include "codegen/lower_impl.h"
+
+namespace mimic::codegen {
+
+using namespace llvm;
+using ptx::Modifier;
+using ptx::Opcode;
+
+namespace {
+
+// Where a thread's own slot of a per-thread array of BlockState is.
+Value* thread_slot(IRBuilder<>& b, Value* array, Type* element, Value* t) { return b.CreateGEP(element, array, t); }
+
+} // namespace
+
+void FunctionLowering::lower_barrier(const ptx::Instruction& ins) {
+  auto publish_barrier = [&](Value* id, Value* count, uint32_t extra) {
+    Value* word = b_.CreateOr(b_.CreateAnd(id, b_.getInt32(0xff)), b_.CreateShl(b_.CreateAnd(count, b_.getInt32(0xffff)), 8));
+    if (extra)
+      word = b_.CreateOr(word, b_.getInt32(extra));
+    Value* array = block_field(offsetof(BlockState, barrier), b_.getPtrTy());
+    b_.CreateStore(word, thread_slot(b_, array, b_.getInt32Ty(), thread_index()));
+  };
+  auto operand_u32 = [&](size_t i) { return value(ins, ins.operands[i], b_.getInt32Ty(), false); };
+  // Memory written before a barrier is visible after it: every split point is a call
+  // boundary for the loop, and the executor's hand-off between host threads is ordered.
+  if (ins.has(Modifier::Cluster)) {
+    // A launch without cluster dimensions is a cluster of one block: waiting for the
+    // cluster is waiting for the block; arriving alone has nothing to do.
+    if (ins.has(Modifier::Arrive))
+      return;
+    publish_barrier(b_.getInt32(0), b_.getInt32(0), 0);
+    split(SplitKind::Barrier);
+    return;
+  }
+  if (ins.has(Modifier::Warp)) { // bar.warp.sync membermask: waits for the lanes of membermask
+    Value* array = block_field(offsetof(BlockState, barrier), b_.getPtrTy());
+    b_.CreateStore(operand_u32(0), thread_slot(b_, array, b_.getInt32Ty(), thread_index()));
+    split(SplitKind::Warp);
+    return;
+  }
+  if (ins.has(Modifier::Red)) {
+    // bar.red.popc.u32 d, a{, b}, {!}c  /  bar.red.and|or.pred p, a{, b}, {!}c
+    if (ins.num_operands < 3)
+      unsupported(ins, "bar.red needs a destination, a barrier and a predicate");
+    size_t pred = ins.num_operands - 1;
+    Value* count = ins.num_operands == 4 ? operand_u32(2) : b_.getInt32(0);
+    BarrierReduction op = ins.has(Modifier::Popc) ? BarrierReduction::Popc
+                          : ins.has(Modifier::And) ? BarrierReduction::And
+                                                   : BarrierReduction::Or;
+    Value* p = value(ins, ins.operands[pred], b_.getInt1Ty(), false);
+    Value* exchange = block_field(offsetof(BlockState, exchange), b_.getPtrTy());
+    b_.CreateStore(b_.CreateZExt(p, b_.getInt64Ty()), thread_slot(b_, exchange, b_.getInt64Ty(), thread_index()));
+    publish_barrier(operand_u32(1), count, uint32_t(op) << 24);
+    split(SplitKind::BarrierReduce);
+    exchange = block_field(offsetof(BlockState, exchange), b_.getPtrTy());
+    Value* result = b_.CreateLoad(b_.getInt64Ty(), thread_slot(b_, exchange, b_.getInt64Ty(), thread_index()));
+    store(ins, ins.operands[0], b_.CreateTrunc(result, b_.getInt32Ty()), false);
+    return;
+  }
+  if (ins.num_operands == 0) // barrier.sync with no operand does not exist; `bar.sync` needs an id
+    unsupported(ins, "a barrier needs a barrier number");
+  Value* count = ins.num_operands >= 2 ? operand_u32(1) : b_.getInt32(0);
+  publish_barrier(operand_u32(0), count, 0);
+  split(ins.has(Modifier::Arrive) ? SplitKind::Arrive : SplitKind::Barrier);
+}
+
+void FunctionLowering::lower_warp(const ptx::Instruction& ins) {
+  Type* i32 = b_.getInt32Ty();
+  Type* i64 = b_.getInt64Ty();
+  Type* ptr = b_.getPtrTy();
+  auto publish = [&](Value* v) {
+    Value* exchange = block_field(offsetof(BlockState, exchange), ptr);
+    b_.CreateStore(convert(v, i64, false), thread_slot(b_, exchange, i64, thread_index()));
+  };
+  // The destination operand, which may be a pair d|p.
+  const ptx::Operand& dst = ins.operands[0];
+  const ptx::Operand* dst_value = &dst;
+  const ptx::Operand* dst_pred = nullptr;
+  if (dst.kind == ptx::OperandKind::Pair) {
+    dst_value = &dst.elems[0];
+    dst_pred = &dst.elems[1];
+  }
+  auto member_mask = [&](size_t i) -> Value* {
+    if (ins.num_operands <= i)
+      return b_.getInt32(0xffffffffu); // legacy forms without .sync: the whole warp
+    return value(ins, ins.operands[i], i32, false);
+  };
+  // Stops at the warp operation, telling the executor which lanes it waits for: those of
+  // membermask operand `i` (none for activemask and the legacy forms: the lanes that are
+  // there take part).
+  auto stop = [&](int i) {
+    Value* wait_for = i >= 0 && size_t(i) < ins.num_operands ? value(ins, ins.operands[size_t(i)], i32, false)
+                                                              : b_.getInt32(0);
+    Value* array = block_field(offsetof(BlockState, barrier), ptr);
+    b_.CreateStore(wait_for, thread_slot(b_, array, i32, thread_index()));
+    split(SplitKind::Warp);
+  };
+
+  switch (ins.opcode) {
+  case Opcode::Activemask: {
+    stop(-1);
+    Value* masks = block_field(offsetof(BlockState, warp_mask), ptr);
+    store(ins, dst, b_.CreateLoad(i32, thread_slot(b_, masks, i32, thread_index())), false);
+    return;
+  }
+  case Opcode::Elect: {
+    // elect.sync d|p, membermask: the lowest participating lane leads.
+    stop(1);
+    Value* masks = block_field(offsetof(BlockState, warp_mask), ptr);
+    Value* arrived = b_.CreateLoad(i32, thread_slot(b_, masks, i32, thread_index()));
+    Value* members = b_.CreateAnd(arrived, member_mask(1));
+    Value* leader = b_.CreateBinaryIntrinsic(Intrinsic::cttz, members, b_.getTrue());
+    Value* lane = b_.CreateAnd(thread_index(), b_.getInt32(31));
+    store(ins, *dst_value, leader, false);
+    if (dst_pred)
+      store(ins, *dst_pred, b_.CreateICmpEQ(lane, leader), false);
+    return;
+  }
+  case Opcode::Shfl: {
+    // shfl{.sync}.mode.b32 d{|p}, a, b, c{, membermask}
+    if (ins.num_operands < 4)
+      unsupported(ins, "shfl needs d, a, b and c");
+    uint32_t mode = ins.has(Modifier::Up) ? 0 : ins.has(Modifier::Down) ? 1 : ins.has(Modifier::Bfly) ? 2 : 3;
+    publish(value(ins, ins.operands[1], i32, false));
+    stop(4);
+    Value* bval = value(ins, ins.operands[2], i32, false);
+    Value* cval = value(ins, ins.operands[3], i32, false);
+    Function* f = lowering_.helper("mimic_warp_shfl", i64, {ptr, i32, i32, i32, i32, i32});
+    Value* r = b_.CreateCall(f, {block_, thread_index(), b_.getInt32(mode), bval, cval, member_mask(4)});
+    store(ins, *dst_value, b_.CreateTrunc(r, i32), false);
+    if (dst_pred)
+      store(ins, *dst_pred, b_.CreateTrunc(b_.CreateLShr(r, 32), b_.getInt1Ty()), false);
+    return;
+  }
+  case Opcode::Vote: {
+    // vote{.sync}.mode.pred d, {!}a{, membermask}; vote{.sync}.ballot.b32 d, {!}a{, membermask}
+    if (ins.num_operands < 2)
+      unsupported(ins, "vote needs d and a");
+    uint32_t mode = ins.has(Modifier::All) ? 0 : ins.has(Modifier::Any) ? 1 : ins.has(Modifier::Uni) ? 2 : 3;
+    publish(b_.CreateZExt(value(ins, ins.operands[1], b_.getInt1Ty(), false), i64));
+    stop(2);
+    Function* f = lowering_.helper("mimic_warp_vote", i32, {ptr, i32, i32, i32});
+    Value* r = b_.CreateCall(f, {block_, thread_index(), b_.getInt32(mode), member_mask(2)});
+    store(ins, dst, mode == 3 ? r : b_.CreateICmpNE(r, b_.getInt32(0)), false);
+    return;
+  }
+  case Opcode::Match: {
+    // match.any.sync.b32|b64 d, a, membermask; match.all.sync.b32|b64 d{|p}, a, membermask
+    if (ins.num_operands < 3)
+      unsupported(ins, "match needs d, a and membermask");
+    bool wide = ins.has(Modifier::B64);
+    publish(value(ins, ins.operands[1], wide ? i64 : i32, false));
+    stop(2);
+    Function* f = lowering_.helper("mimic_warp_match", i64, {ptr, i32, i32, i32, i32});
+    Value* r = b_.CreateCall(f, {block_, thread_index(), b_.getInt32(ins.has(Modifier::All) ? 1 : 0),
+                                 b_.getInt32(wide ? 1 : 0), member_mask(2)});
+    store(ins, *dst_value, b_.CreateTrunc(r, i32), false);
+    if (dst_pred)
+      store(ins, *dst_pred, b_.CreateTrunc(b_.CreateLShr(r, 32), b_.getInt1Ty()), false);
+    return;
+  }
+  case Opcode::Redux: {
+    // redux.sync.op.type d, a, membermask (integer forms)
+    if (ins.num_operands < 3)
+      unsupported(ins, "redux needs d, a and membermask");
+    if (ins.has(Modifier::F32))
+      unsupported(ins, "redux.sync on f32 is not supported yet");
+    uint32_t op = ins.has(Modifier::Add)   ? 0
+                  : ins.has(Modifier::Min) ? 1
+                  : ins.has(Modifier::Max) ? 2
+                  : ins.has(Modifier::And) ? 3
+                  : ins.has(Modifier::Or)  ? 4
+                                           : 5;
+    publish(value(ins, ins.operands[1], i32, false));
+    stop(2);
+    Function* f = lowering_.helper("mimic_warp_redux", i32, {ptr, i32, i32, i32, i32});
+    Value* r = b_.CreateCall(f, {block_, thread_index(), b_.getInt32(op), b_.getInt32(ins.has(Modifier::S32) ? 1 : 0),
+                                 member_mask(2)});
+    store(ins, dst, r, false);
+    return;
+  }
+  default:
+    unsupported(ins, "not a warp operation");
+  }
+}
+
+} // namespace mimic::codegen
