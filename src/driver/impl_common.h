@@ -27,6 +27,10 @@ CUresult current_context(runtime::Context*& out);
 CUresult context_or_current(CUcontext handle, runtime::Context*& out);
 CUresult device_of(CUdevice ordinal, const runtime::Device*& out);
 
+// Before asynchronous work goes on a stream: the sticky error of the stream's context,
+// then the stream-capture rules (impl_stream.cpp).
+CUresult check_async_work(runtime::Stream* s);
+
 // Graph nodes for a copy or a fill (impl_graph.cpp), as stream capture records them.
 runtime::GraphNode memcpy_node(runtime::Context* c, void* dst, const void* src, size_t bytes);
 runtime::GraphNode memset_node(runtime::Context* c, CUdeviceptr dst, unsigned value, unsigned element, size_t count);

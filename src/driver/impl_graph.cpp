@@ -137,22 +137,24 @@ using runtime::Graph;
 using runtime::GraphExec;
 using runtime::GraphNode;
 
+// A handle that is not live is CUDA_ERROR_INVALID_HANDLE; a NULL one is
+// CUDA_ERROR_INVALID_VALUE, as CUDA documents for the graph API.
 CUresult graph_of(CUgraph h, Graph*& g) {
   if (!initialized()) return CUDA_ERROR_NOT_INITIALIZED;
   g = runtime::find_graph(h);
-  return g ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  return g ? CUDA_SUCCESS : h ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult node_of(CUgraphNode h, GraphNode*& n) {
   if (!initialized()) return CUDA_ERROR_NOT_INITIALIZED;
   n = runtime::find_graph_node(h);
-  return n ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  return n ? CUDA_SUCCESS : h ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult exec_of(CUgraphExec h, GraphExec*& e) {
   if (!initialized()) return CUDA_ERROR_NOT_INITIALIZED;
   e = runtime::find_graph_exec(h);
-  return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  return e ? CUDA_SUCCESS : h ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
 }
 
 CUresult stream_of(CUstream h, bool per_thread, runtime::Stream*& s) {
@@ -170,8 +172,8 @@ CUresult node_list(const CUgraphNode* handles, size_t count, std::vector<GraphNo
   if (count && !handles) return CUDA_ERROR_INVALID_VALUE;
   out.clear();
   for (size_t i = 0; i < count; ++i) {
-    GraphNode* n = runtime::find_graph_node(handles[i]);
-    if (!n) return CUDA_ERROR_INVALID_VALUE;
+    GraphNode* n = nullptr;
+    if (CUresult r = node_of(handles[i], n)) return r;
     out.push_back(n);
   }
   return CUDA_SUCCESS;
@@ -412,7 +414,7 @@ CUresult launch(CUgraphExec he, CUstream h, bool per_thread) {
   if (CUresult r = exec_of(he, e)) return r;
   runtime::Stream* s;
   if (CUresult r = stream_of(h, per_thread, s)) return r;
-  if (CUresult r = runtime::capture_check_async(s)) return r;
+  if (CUresult r = check_async_work(s)) return r;
   return runtime::launch_graph(e, s);
 }
 

@@ -56,7 +56,7 @@ CUresult stream_for(CUstream h, bool per_thread, runtime::Context*& c, runtime::
   s = runtime::resolve_stream(h, c, per_thread);
   if (!s)
     return CUDA_ERROR_INVALID_HANDLE;
-  return runtime::capture_check_async(s); // the legacy stream is unusable during capture
+  return check_async_work(s); // the legacy stream is unusable during capture
 }
 
 // A copy between any two addresses, ordered on a stream. `wait` makes it synchronous;

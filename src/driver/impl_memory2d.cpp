@@ -57,7 +57,7 @@ bool offset_address(uintptr_t base, size_t x, size_t y, size_t z, size_t pitch, 
 
 CUresult resolve_array_side(const CopySide& side, const runtime::CopyExtent& e, Region& out) {
   runtime::Array* a = runtime::find_array(side.array);
-  if (!a) return CUDA_ERROR_INVALID_VALUE;
+  if (!a) return side.array ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
   if (side.lod != 0) return CUDA_ERROR_INVALID_VALUE;
   // Its memory may have gone with its context, and the address been handed out again.
   auto storage = runtime::find_allocation(a->data);
@@ -115,7 +115,7 @@ CUresult stream_for(CUstream h, bool per_thread, runtime::Context*& c, runtime::
   if (CUresult r = current_context(c)) return r;
   s = runtime::resolve_stream(h, c, per_thread);
   if (!s) return CUDA_ERROR_INVALID_HANDLE;
-  return runtime::capture_check_async(s); // the legacy stream is unusable during capture
+  return check_async_work(s); // the legacy stream is unusable during capture
 }
 
 // The work of a checked copy, and whether a side is pageable host memory.

@@ -188,7 +188,7 @@ CUresult launch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned b
   runtime::Stream* s = runtime::resolve_stream(h, c, per_thread);
   if (!s)
     return CUDA_ERROR_INVALID_HANDLE;
-  if (CUresult r = runtime::capture_check_async(s))
+  if (CUresult r = check_async_work(s))
     return r;
   if (runtime::is_capturing(s)) {
     runtime::GraphNode node;
@@ -530,7 +530,7 @@ CUresult cuLibraryGetManaged_v12000(CUdeviceptr* dptr, size_t* bytes, CUlibrary 
 
 CUresult cuFuncGetAttribute_v2020(int* pi, CUfunction_attribute attrib, CUfunction hfunc) {
   runtime::Context* c = nullptr;
-  if (CUresult r = current_context(c))
+  if (CUresult r = current_context(c); !c) // a handle query: answers after a sticky error
     return r;
   if (!pi)
     return CUDA_ERROR_INVALID_VALUE;
@@ -542,7 +542,7 @@ CUresult cuFuncGetAttribute_v2020(int* pi, CUfunction_attribute attrib, CUfuncti
 
 CUresult cuFuncSetAttribute_v9000(CUfunction hfunc, CUfunction_attribute attrib, int value) {
   runtime::Context* c = nullptr;
-  if (CUresult r = current_context(c))
+  if (CUresult r = current_context(c); !c) // handle state only: allowed after a sticky error
     return r;
   auto f = runtime::resolve_function(hfunc, c);
   if (!f)
@@ -552,7 +552,7 @@ CUresult cuFuncSetAttribute_v9000(CUfunction hfunc, CUfunction_attribute attrib,
 
 CUresult cuFuncSetCacheConfig_v3000(CUfunction hfunc, CUfunc_cache config) {
   runtime::Context* c = nullptr;
-  if (CUresult r = current_context(c))
+  if (CUresult r = current_context(c); !c) // handle state only: allowed after a sticky error
     return r;
   auto f = runtime::resolve_function(hfunc, c);
   if (!f)

@@ -24,7 +24,7 @@ runtime::KernelResources kernel_resources(runtime::Function* f) {
 }
 
 CUresult occupancy_function(CUfunction handle, runtime::Context*& c, runtime::Function*& f) {
-  if (CUresult r = current_context(c)) return r;
+  if (CUresult r = current_context(c); !c) return r; // a query: answers after a sticky error
   auto resolved = runtime::resolve_function(handle, c);
   if (!resolved)
     return resolved.error().code() ? CUresult(resolved.error().code()) : CUDA_ERROR_INVALID_HANDLE;

@@ -19,7 +19,7 @@ CUresult stream_for(CUstream h, bool per_thread, runtime::Context*& c, runtime::
   if (CUresult r = current_context(c)) return r;
   s = runtime::resolve_stream(h, c, per_thread);
   if (!s) return CUDA_ERROR_INVALID_HANDLE;
-  return runtime::capture_check_async(s); // the legacy stream is unusable during capture
+  return check_async_work(s); // the legacy stream is unusable during capture
 }
 
 CUresult allocate(CUdeviceptr* out, size_t bytes, runtime::MemPool* pool, CUstream h,
@@ -61,7 +61,7 @@ CUresult free_async(CUdeviceptr p, CUstream h, bool per_thread) {
 CUresult pool_handle(CUmemoryPool h, runtime::MemPool*& pool) {
   if (!initialized()) return CUDA_ERROR_NOT_INITIALIZED;
   pool = runtime::find_pool(h);
-  return pool ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  return pool ? CUDA_SUCCESS : h ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
 }
 
 // Device pools of pinned memory are the only kind Mimic has.
@@ -126,7 +126,8 @@ CUresult cuDeviceSetMemPool_v11020(CUdevice dev, CUmemoryPool pool) {
   const runtime::Device* d = nullptr;
   if (CUresult r = device_of(dev, d)) return r;
   runtime::MemPool* p = runtime::find_pool(pool);
-  if (!p || p->device != d) return CUDA_ERROR_INVALID_VALUE;
+  if (!p) return pool ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
+  if (p->device != d) return CUDA_ERROR_INVALID_VALUE;
   runtime::set_current_pool(*d, p);
   return CUDA_SUCCESS;
 }

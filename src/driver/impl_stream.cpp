@@ -5,6 +5,16 @@
 #include "runtime/memory.h"
 #include "runtime/stream.h"
 
+namespace mimic::driver {
+
+CUresult check_async_work(runtime::Stream* s) {
+  if (CUresult sticky = s->context->sticky_error.load())
+    return sticky;
+  return runtime::capture_check_async(s);
+}
+
+} // namespace mimic::driver
+
 namespace mimic::driver::impl {
 
 namespace {
@@ -69,7 +79,7 @@ CUresult wait_event(CUstream h, CUevent e, unsigned flags, bool per_thread) {
   runtime::Stream* s;
   if (CUresult r = stream_of(h, per_thread, s))
     return r;
-  if (CUresult r = runtime::capture_check_async(s))
+  if (CUresult r = check_async_work(s))
     return r;
   runtime::Event* ev = runtime::find_event(e);
   if (!ev)
@@ -85,7 +95,7 @@ CUresult record(CUevent e, CUstream h, unsigned flags, bool per_thread) {
   runtime::Stream* s;
   if (CUresult r = stream_of(h, per_thread, s))
     return r;
-  if (CUresult r = runtime::capture_check_async(s))
+  if (CUresult r = check_async_work(s))
     return r;
   runtime::Event* ev = runtime::find_event(e);
   if (!ev)
@@ -105,7 +115,7 @@ CUresult host_func(CUstream h, CUhostFn fn, void* user, bool per_thread) {
   runtime::Stream* s;
   if (CUresult r = stream_of(h, per_thread, s))
     return r;
-  if (CUresult r = runtime::capture_check_async(s))
+  if (CUresult r = check_async_work(s))
     return r;
   if (!fn)
     return CUDA_ERROR_INVALID_VALUE;
@@ -129,7 +139,7 @@ CUresult add_callback(CUstream h, CUstreamCallback cb, void* user, unsigned flag
   runtime::Stream* s;
   if (CUresult r = stream_of(h, per_thread, s))
     return r;
-  if (CUresult r = runtime::capture_check_async(s))
+  if (CUresult r = check_async_work(s))
     return r;
   if (!cb || flags != 0)
     return CUDA_ERROR_INVALID_VALUE;
@@ -260,6 +270,8 @@ CUresult cuEventQuery_v2000(CUevent e) {
     return CUDA_ERROR_INVALID_HANDLE;
   if (runtime::event_captured(ev))
     return CUDA_ERROR_CAPTURED_EVENT;
+  if (CUresult sticky = ev->context->sticky_error.load())
+    return sticky;
   return runtime::query_event(ev);
 }
 

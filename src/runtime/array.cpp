@@ -94,6 +94,16 @@ CUresult destroy_array(Array* array) {
   return CUDA_SUCCESS;
 }
 
+void retire_arrays(Context* context) {
+  std::vector<Array*> doomed;
+  arrays().for_each([&](Array* a) {
+    if (a->context == context)
+      doomed.push_back(a);
+  });
+  for (Array* a : doomed)
+    destroy_array(a);
+}
+
 Array* find_array(CUarray handle) { return arrays().find(handle); }
 
 } // namespace mimic::runtime

@@ -28,6 +28,8 @@ size_t channel_bytes(CUarray_format format);
 // layered/cubemap/sparse arrays, CUDA_ERROR_OUT_OF_MEMORY when allocation fails.
 Result<Array*> create_array(Context* context, const CUDA_ARRAY3D_DESCRIPTOR& descriptor);
 CUresult destroy_array(Array* array);
+// Destroys every array of a context (when the context ends).
+void retire_arrays(Context* context);
 // A live array, or nullptr for a stale or foreign handle.
 Array* find_array(CUarray handle);
 inline CUarray to_handle(Array* a) {

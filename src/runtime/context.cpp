@@ -3,8 +3,11 @@
 #include <map>
 #include <vector>
 
+#include "runtime/array.h"
 #include "runtime/handle.h"
 #include "runtime/memory.h"
+#include "runtime/module.h"
+#include "runtime/stream.h"
 
 namespace mimic::runtime {
 
@@ -34,6 +37,15 @@ Context* new_context(const Device& device, bool primary, unsigned flags) {
     c->limits[l] = default_limit(CUlimit(l));
   registry().add(c);
   return c;
+}
+
+// The end of a context or of a primary context's activation: its work finishes, then its
+// streams, events, modules and arrays become stale handles and its memory is released.
+void end_activation(Context* c) {
+  retire_streams_and_events(c);
+  retire_modules(c);
+  retire_arrays(c);
+  release_all(c);
 }
 
 } // namespace
@@ -89,14 +101,14 @@ CUresult release_primary(const Device& device) {
   }
   // The last release ends the activation, as a reset does.
   clear_local_storage(c);
-  release_all(c);
+  end_activation(c);
   return CUDA_SUCCESS;
 }
 
 CUresult reset_primary(const Device& device) {
   Context* c = primary_context(device);
   clear_local_storage(c);
-  release_all(c);
+  end_activation(c);
   std::lock_guard lock(primary_mutex());
   c->primary_refcount = 0;
   c->sticky_error = CUDA_SUCCESS;
@@ -130,7 +142,7 @@ CUresult destroy_context(Context* c) {
   if (!registry().remove(c))
     return CUDA_ERROR_INVALID_CONTEXT;
   clear_local_storage(c);
-  release_all(c);
+  end_activation(c);
   // Remove it from this thread's stack; other threads' stacks will find it dead.
   std::erase(tls_stack, c);
   return CUDA_SUCCESS; // the object stays allocated so stale handles stay detectable

@@ -54,15 +54,19 @@ void collect_user_objects(const Graph* g, std::unordered_map<UserObject*, unsign
     if (n->child) collect_user_objects(n->child, out);
 }
 
-void forget_graph(Graph* g) {
+// Releases what a graph that just left the registry holds: user objects, nodes, children.
+void forget_graph_contents(Graph* g) {
   for (auto& [o, count] : g->user_objects)
     release_user_object(o, count);
   g->user_objects.clear();
   for (GraphNode* n : g->nodes) {
     node_registry().remove(n);
-    if (n->child) forget_graph(n->child);
+    if (n->child && graph_registry().remove(n->child)) forget_graph_contents(n->child);
   }
-  graph_registry().remove(g);
+}
+
+void forget_graph(Graph* g) {
+  if (graph_registry().remove(g)) forget_graph_contents(g);
 }
 
 // Each node's position in its graph's creation order.
@@ -159,8 +163,9 @@ Graph* create_graph() {
 }
 
 CUresult destroy_graph(Graph* g) {
-  if (!graph_registry().find(g)) return CUDA_ERROR_INVALID_VALUE;
-  forget_graph(g);
+  // Leaving the registry first makes a concurrent second destroy fail, not run twice.
+  if (!graph_registry().remove(g)) return CUDA_ERROR_INVALID_HANDLE;
+  forget_graph_contents(g);
   return CUDA_SUCCESS;
 }
 
@@ -183,7 +188,7 @@ GraphNode* add_node(Graph* g, const GraphNode& prototype,
 
 CUresult destroy_node(GraphNode* n) {
   Graph* g = n->graph;
-  if (!node_registry().remove(n)) return CUDA_ERROR_INVALID_VALUE;
+  if (!node_registry().remove(n)) return CUDA_ERROR_INVALID_HANDLE;
   std::erase(g->nodes, n);
   for (GraphNode* m : g->nodes)
     std::erase(m->dependencies, n);
@@ -260,7 +265,7 @@ Result<GraphExec*> instantiate(Graph* g, unsigned long long flags) {
 }
 
 CUresult destroy_exec(GraphExec* e) {
-  if (!exec_registry().remove(e)) return CUDA_ERROR_INVALID_VALUE;
+  if (!exec_registry().remove(e)) return CUDA_ERROR_INVALID_HANDLE;
   std::lock_guard lock(e->mutex);
   e->user_object_refs.reset();
   return CUDA_SUCCESS;

@@ -133,7 +133,7 @@ CUresult destroy_pool(MemPool* pool) {
   {
     PoolRegistry& r = pools();
     std::lock_guard lock(r.mutex);
-    if (!r.live.erase(pool)) return CUDA_ERROR_INVALID_VALUE;
+    if (!r.live.erase(pool)) return CUDA_ERROR_INVALID_HANDLE;
     r.retired.push_back(pool);
     if (auto it = r.currents.find(pool->device); it != r.currents.end() && it->second == pool)
       r.currents.erase(it);

@@ -144,6 +144,16 @@ Result<Module*> library_module(Library* lib, Context* context) {
   return m.value();
 }
 
+void retire_modules(Context* context) {
+  std::vector<Module*> doomed;
+  registry<Module>().for_each([&](Module* m) {
+    if (m->context == context)
+      doomed.push_back(m);
+  });
+  for (Module* m : doomed)
+    destroy_module(m);
+}
+
 Module* find_module(CUmodule handle) { return registry<Module>().find(handle); }
 Function* find_function(CUfunction handle) { return registry<Function>().find(handle); }
 Library* find_library(CUlibrary handle) { return registry<Library>().find(handle); }

@@ -67,6 +67,9 @@ CUresult destroy_library(Library* library);
 // The library's module in a context, loaded on first use.
 Result<Module*> library_module(Library* library, Context* context);
 
+// Unloads every module of a context (libraries' modules too: they load again on next use).
+void retire_modules(Context* context);
+
 Module* find_module(CUmodule handle);
 Function* find_function(CUfunction handle);
 Library* find_library(CUlibrary handle);

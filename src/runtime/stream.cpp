@@ -2,6 +2,7 @@
 
 #include <map>
 #include <memory>
+#include <vector>
 
 #include "runtime/graph.h"
 #include "runtime/handle.h"
@@ -295,6 +296,27 @@ CUresult synchronize_context(Context* context) {
   }
   CUresult sticky = context->sticky_error.load();
   return sticky != CUDA_SUCCESS ? sticky : first;
+}
+
+void retire_streams_and_events(Context* context) {
+  std::vector<Stream*> streams;
+  stream_registry().for_each([&](Stream* s) {
+    if (s->context == context)
+      streams.push_back(s);
+  });
+  // Queued work may still touch the context's memory, which goes next: let it finish.
+  for (Stream* s : streams)
+    s->synchronize();
+  for (Stream* s : streams)
+    if (s->role == Stream::Role::Created)
+      destroy_stream(s);
+  std::vector<Event*> events;
+  event_registry().for_each([&](Event* e) {
+    if (e->context == context)
+      events.push_back(e);
+  });
+  for (Event* e : events)
+    destroy_event(e);
 }
 
 } // namespace mimic::runtime

@@ -101,4 +101,8 @@ CUresult wait_event(Stream* stream, Event* event);
 // Waits for every stream of a context (cuCtxSynchronize).
 CUresult synchronize_context(Context* context);
 
+// When a context ends (destroyed, or its primary activation released or reset): waits
+// for its streams, then makes its created streams and its events stale handles.
+void retire_streams_and_events(Context* context);
+
 } // namespace mimic::runtime

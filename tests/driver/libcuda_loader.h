@@ -31,3 +31,9 @@ inline std::string symbol_at(const void* address) {
 }
 
 } // namespace mimic::test
+
+// CU(cuMemAlloc) is the exported function the CUDA 13 header declares under that name
+// (cuMemAlloc_v2), typed by that declaration.
+#define MIMIC_CU_SYMBOL(name) #name
+#define MIMIC_CU_EXPORT(name) (::mimic::test::exported<decltype(&::name)>(MIMIC_CU_SYMBOL(name)))
+#define CU(name) MIMIC_CU_EXPORT(name)

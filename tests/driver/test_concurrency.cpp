@@ -2,6 +2,7 @@
 // allocations, copies on private and shared streams, events across threads, module
 // loads. Run under ThreadSanitizer in CI (label `concurrency`).
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -150,4 +151,168 @@ TEST(Concurrency, HandlesDestroyedOnOneThreadAreRejectedOnAnother) {
   for (CUstream s : streams)
     EXPECT_EQ(api.stream_destroy(s), CUDA_ERROR_INVALID_HANDLE);
   EXPECT_EQ(api.release(dev), CUDA_SUCCESS);
+}
+
+// Every handle kind destroyed by several threads at once: exactly one destroy succeeds,
+// the others see a stale handle, and nothing runs twice.
+TEST(Concurrency, RacingDestroysSucceedOnce) {
+  ASSERT_EQ(CU(cuInit)(0), CUDA_SUCCESS);
+  CUcontext ctx;
+  ASSERT_EQ(CU(cuDevicePrimaryCtxRetain)(&ctx, 0), CUDA_SUCCESS);
+  ASSERT_EQ(CU(cuCtxSetCurrent)(ctx), CUDA_SUCCESS);
+  constexpr int kHandles = 16, kThreads = 4;
+  std::vector<CUevent> events(kHandles);
+  std::vector<CUgraph> graphs(kHandles);
+  std::vector<CUgraphExec> execs(kHandles);
+  std::vector<CUmodule> modules(kHandles);
+  std::vector<CUmemoryPool> pools(kHandles);
+  std::vector<CUarray> arrays(kHandles);
+  std::vector<CUdeviceptr> memory(kHandles);
+  CUmemPoolProps props{};
+  props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+  props.location = {CU_MEM_LOCATION_TYPE_DEVICE, 0};
+  CUDA_ARRAY_DESCRIPTOR desc{8, 8, CU_AD_FORMAT_FLOAT, 1};
+  for (int i = 0; i < kHandles; ++i) {
+    ASSERT_EQ(CU(cuEventCreate)(&events[i], 0), CUDA_SUCCESS);
+    ASSERT_EQ(CU(cuGraphCreate)(&graphs[i], 0), CUDA_SUCCESS);
+    CUgraphNode node;
+    ASSERT_EQ(CU(cuGraphAddEmptyNode)(&node, graphs[i], nullptr, 0), CUDA_SUCCESS);
+    ASSERT_EQ(CU(cuGraphInstantiate)(&execs[i], graphs[i], 0), CUDA_SUCCESS);
+    ASSERT_EQ(CU(cuModuleLoadData)(&modules[i], kPtx), CUDA_SUCCESS);
+    ASSERT_EQ(CU(cuMemPoolCreate)(&pools[i], &props), CUDA_SUCCESS);
+    ASSERT_EQ(CU(cuArrayCreate)(&arrays[i], &desc), CUDA_SUCCESS);
+    ASSERT_EQ(CU(cuMemAlloc)(&memory[i], 256), CUDA_SUCCESS);
+  }
+  std::atomic<int> successes{0}, wrong{0};
+  auto count = [&](CUresult r, CUresult stale) {
+    if (r == CUDA_SUCCESS)
+      ++successes;
+    else if (r != stale)
+      ++wrong;
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&] {
+      CU(cuCtxSetCurrent)(ctx);
+      for (int i = 0; i < kHandles; ++i) {
+        count(CU(cuEventDestroy)(events[i]), CUDA_ERROR_INVALID_HANDLE);
+        count(CU(cuGraphExecDestroy)(execs[i]), CUDA_ERROR_INVALID_HANDLE);
+        count(CU(cuGraphDestroy)(graphs[i]), CUDA_ERROR_INVALID_HANDLE);
+        count(CU(cuModuleUnload)(modules[i]), CUDA_ERROR_INVALID_HANDLE);
+        count(CU(cuMemPoolDestroy)(pools[i]), CUDA_ERROR_INVALID_HANDLE);
+        count(CU(cuArrayDestroy)(arrays[i]), CUDA_ERROR_INVALID_HANDLE);
+        count(CU(cuMemFree)(memory[i]), CUDA_ERROR_INVALID_VALUE);
+      }
+    });
+  for (auto& t : threads)
+    t.join();
+  EXPECT_EQ(successes.load(), 7 * kHandles);
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(CU(cuDevicePrimaryCtxRelease)(0), CUDA_SUCCESS);
+}
+
+// Graphs instantiated and launched from several threads, each on its own stream, while
+// other threads load and unload modules.
+TEST(Concurrency, GraphLaunchesFromManyThreads) {
+  ASSERT_EQ(CU(cuInit)(0), CUDA_SUCCESS);
+  CUcontext ctx;
+  ASSERT_EQ(CU(cuDevicePrimaryCtxRetain)(&ctx, 0), CUDA_SUCCESS);
+  ASSERT_EQ(CU(cuCtxSetCurrent)(ctx), CUDA_SUCCESS);
+  constexpr int kThreads = 4, kRounds = 20;
+  constexpr size_t kWords = 1024;
+  std::atomic<int> errors{0};
+  auto ok = [&](CUresult r) {
+    if (r != CUDA_SUCCESS)
+      ++errors;
+    return r == CUDA_SUCCESS;
+  };
+  auto worker = [&](int id) {
+    ok(CU(cuCtxSetCurrent)(ctx));
+    CUstream s;
+    if (!ok(CU(cuStreamCreate)(&s, CU_STREAM_NON_BLOCKING)))
+      return;
+    CUdeviceptr p;
+    if (!ok(CU(cuMemAlloc)(&p, kWords * 4)))
+      return;
+    CUgraph g;
+    ok(CU(cuGraphCreate)(&g, 0));
+    CUDA_MEMSET_NODE_PARAMS fill{};
+    fill.dst = p;
+    fill.value = uint32_t(id + 1);
+    fill.elementSize = 4;
+    fill.width = kWords;
+    fill.height = 1;
+    CUgraphNode node;
+    ok(CU(cuGraphAddMemsetNode)(&node, g, nullptr, 0, &fill, ctx));
+    std::vector<uint32_t> back(kWords);
+    for (int round = 0; round < kRounds; ++round) {
+      CUgraphExec e;
+      if (!ok(CU(cuGraphInstantiate)(&e, g, 0)))
+        break;
+      ok(CU(cuMemsetD32Async)(p, 0, kWords, s));
+      ok(CU(cuGraphLaunch)(e, s));
+      ok(CU(cuStreamSynchronize)(s));
+      ok(CU(cuMemcpyDtoH)(back.data(), p, kWords * 4));
+      for (uint32_t v : back)
+        if (v != uint32_t(id + 1)) {
+          ++errors;
+          break;
+        }
+      ok(CU(cuGraphExecDestroy)(e));
+      CUmodule m;
+      if (ok(CU(cuModuleLoadData)(&m, kPtx)))
+        ok(CU(cuModuleUnload)(m));
+    }
+    ok(CU(cuGraphDestroy)(g));
+    ok(CU(cuMemFree)(p));
+    ok(CU(cuStreamDestroy)(s));
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back(worker, t);
+  for (auto& t : threads)
+    t.join();
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_EQ(CU(cuDevicePrimaryCtxRelease)(0), CUDA_SUCCESS);
+}
+
+// A created context destroyed on one thread while others work in it: their calls fail
+// with an error (never a crash) once it is gone, and its handles are stale.
+TEST(Concurrency, ContextDestroyedUnderOtherThreads) {
+  ASSERT_EQ(CU(cuInit)(0), CUDA_SUCCESS);
+  CUcontext ctx;
+  ASSERT_EQ(CU(cuCtxCreate)(&ctx, nullptr, 0, 0), CUDA_SUCCESS);
+  CUcontext popped;
+  ASSERT_EQ(CU(cuCtxPopCurrent)(&popped), CUDA_SUCCESS);
+  std::atomic<bool> stop{false};
+  std::atomic<int> crashes_avoided{0}, unexpected{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t)
+    threads.emplace_back([&] {
+      if (CU(cuCtxPushCurrent)(ctx) != CUDA_SUCCESS)
+        return;
+      while (!stop) {
+        CUdeviceptr p = 0;
+        CUresult r = CU(cuMemAlloc)(&p, 64);
+        if (r == CUDA_SUCCESS) {
+          r = CU(cuMemFree)(p); // its memory may have gone with the context
+          if (r != CUDA_SUCCESS && r != CUDA_ERROR_INVALID_VALUE && r != CUDA_ERROR_INVALID_CONTEXT)
+            ++unexpected;
+        } else if (r == CUDA_ERROR_INVALID_CONTEXT) {
+          ++crashes_avoided;
+          return;
+        } else {
+          ++unexpected;
+        }
+      }
+    });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(CU(cuCtxDestroy)(ctx), CUDA_SUCCESS);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  stop = true;
+  for (auto& t : threads)
+    t.join();
+  EXPECT_EQ(unexpected.load(), 0);
+  EXPECT_EQ(crashes_avoided.load(), 3);
+  EXPECT_EQ(CU(cuCtxDestroy)(ctx), CUDA_ERROR_INVALID_CONTEXT);
 }

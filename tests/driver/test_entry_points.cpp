@@ -62,7 +62,9 @@ std::string read_file(const std::string& path) {
 // Runs driver_api_probe with MIMIC_TRACE set to `trace` (unset when null).
 ProbeRun run_probe(const char* mode, const char* trace) {
   std::string dir = testing::TempDir();
-  std::string out_path = dir + "/probe.out", err_path = dir + "/probe.err";
+  // Per process: ctest may run the tests that use the probe in parallel.
+  std::string stem = dir + "/probe." + std::to_string(getpid());
+  std::string out_path = stem + ".out", err_path = stem + ".err";
   pid_t pid = fork();
   if (pid == 0) {
     if (trace)

@@ -196,7 +196,7 @@ TEST_F(DriverMemory2D, ArraysValidateAndBoundCopies) {
   EXPECT_EQ(cuArrayDestroy(array), CUDA_ERROR_INVALID_HANDLE);
   EXPECT_EQ(cuArray3DGetDescriptor_v2(&got, array), CUDA_ERROR_INVALID_HANDLE);
   in.dstY = 0;
-  EXPECT_EQ(cuMemcpy2D_v2(&in), CUDA_ERROR_INVALID_VALUE); // stale array
+  EXPECT_EQ(cuMemcpy2D_v2(&in), CUDA_ERROR_INVALID_HANDLE); // stale array
 
   d.NumChannels = 3;
   EXPECT_EQ(cuArray3DCreate_v2(&array, &d), CUDA_ERROR_INVALID_VALUE);

@@ -98,14 +98,14 @@ TEST(Graph, StaleAndForeignHandlesAreNotFound) {
   EXPECT_EQ(find_graph(to_handle(g)), g);
   EXPECT_EQ(find_graph_node(to_handle(n)), n);
   EXPECT_EQ(destroy_graph(g), CUDA_SUCCESS);
-  EXPECT_EQ(destroy_graph(g), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(destroy_graph(g), CUDA_ERROR_INVALID_HANDLE);
   EXPECT_EQ(find_graph(to_handle(g)), nullptr);
   EXPECT_EQ(find_graph_node(to_handle(n)), nullptr);
   EXPECT_EQ(find_graph(reinterpret_cast<CUgraph>(&other)), nullptr);
   // The executable graph outlives its graph.
   EXPECT_EQ(find_graph_exec(to_handle(exec.value())), exec.value());
   EXPECT_EQ(destroy_exec(exec.value()), CUDA_SUCCESS);
-  EXPECT_EQ(destroy_exec(exec.value()), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(destroy_exec(exec.value()), CUDA_ERROR_INVALID_HANDLE);
   EXPECT_EQ(find_graph_exec(to_handle(exec.value())), nullptr);
   EXPECT_EQ(destroy_graph(other), CUDA_SUCCESS);
 }

@@ -106,9 +106,11 @@ TEST(Arrays, RowMajorStorageAndValidation) {
   d.Flags = 0;
   auto orphan = create_array(other.value(), d);
   ASSERT_TRUE(orphan);
-  EXPECT_EQ(destroy_context(other.value()), CUDA_SUCCESS); // takes the array's memory
-  EXPECT_FALSE(find_allocation(orphan.value()->data));
-  EXPECT_EQ(destroy_array(orphan.value()), CUDA_SUCCESS);
+  void* orphan_data = orphan.value()->data;
+  EXPECT_EQ(destroy_context(other.value()), CUDA_SUCCESS); // takes the array and its memory
+  EXPECT_FALSE(find_allocation(orphan_data));
+  EXPECT_EQ(find_array(to_handle(orphan.value())), nullptr);
+  EXPECT_EQ(destroy_array(orphan.value()), CUDA_ERROR_INVALID_HANDLE);
   Array* stale = a.value();
   EXPECT_EQ(destroy_array(stale), CUDA_SUCCESS);
   EXPECT_EQ(find_array(to_handle(stale)), nullptr);
