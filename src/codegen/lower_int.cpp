@@ -1,0 +1,573 @@
+// Integer arithmetic and bit manipulation (PTX ISA "Integer Arithmetic Instructions",
+// "Logic and Shift Instructions"), and the dispatch of every arithmetic family.
+//
+// Where PTX leaves a result unspecified, the lowering picks one and keeps it:
+// - div/rem by zero: the quotient is all ones (unsigned) or -1 (signed), the remainder is
+//   the dividend; what NVIDIA GPUs return, and never a host trap.
+// - div.s/rem.s of INT_MIN by -1: the quotient wraps to INT_MIN, the remainder is 0.
+#include "codegen/lower_arith.h"
+#include "codegen/lower_impl.h"
+
+#include <llvm/IR/Intrinsics.h>
+
+namespace mimic::codegen {
+
+using namespace llvm;
+using ptx::Modifier;
+using ptx::Opcode;
+
+namespace {
+
+bool is_half_type(Modifier t) {
+  return t == Modifier::F16 || t == Modifier::F16x2 || t == Modifier::Bf16 || t == Modifier::Bf16x2;
+}
+
+bool is_packed_int(Modifier t) { return t == Modifier::U16x2 || t == Modifier::S16x2; }
+
+} // namespace
+
+bool FunctionLowering::lower_arithmetic(const ptx::Instruction& ins) {
+  switch (ins.opcode) {
+  case Opcode::Setp:
+  case Opcode::Set:
+    lower_compare(ins);
+    return true;
+  case Opcode::Selp:
+  case Opcode::Slct:
+    lower_select(ins);
+    return true;
+  case Opcode::Cvt:
+    lower_cvt(ins);
+    return true;
+  case Opcode::Testp:
+  case Opcode::Copysign:
+  case Opcode::Rcp:
+  case Opcode::Sqrt:
+  case Opcode::Rsqrt:
+  case Opcode::Sin:
+  case Opcode::Cos:
+  case Opcode::Lg2:
+    lower_float(ins);
+    return true;
+  case Opcode::Add:
+  case Opcode::Sub:
+  case Opcode::Mul:
+  case Opcode::Mad:
+  case Opcode::Fma:
+  case Opcode::Div:
+  case Opcode::Min:
+  case Opcode::Max:
+  case Opcode::Abs:
+  case Opcode::Neg:
+  case Opcode::Ex2:
+  case Opcode::Tanh: {
+    Modifier t = instruction_type(ins);
+    if (is_half_type(t))
+      lower_half(ins);
+    else if (is_float(t))
+      lower_float(ins);
+    else if (ins.opcode == Opcode::Fma || ins.opcode == Opcode::Ex2 || ins.opcode == Opcode::Tanh)
+      unsupported(ins, "." + ptx::modifier_text(t) + " is not a type of this instruction");
+    else
+      lower_int(ins);
+    return true;
+  }
+  case Opcode::Addc:
+  case Opcode::Subc:
+  case Opcode::Madc:
+  case Opcode::Mul24:
+  case Opcode::Mad24:
+  case Opcode::Sad:
+  case Opcode::Rem:
+  case Opcode::And:
+  case Opcode::Or:
+  case Opcode::Xor:
+  case Opcode::Not:
+  case Opcode::Cnot:
+  case Opcode::Shl:
+  case Opcode::Shr:
+    lower_int(ins);
+    return true;
+  case Opcode::Popc:
+  case Opcode::Clz:
+  case Opcode::Bfind:
+  case Opcode::Brev:
+  case Opcode::Bfe:
+  case Opcode::Bfi:
+  case Opcode::Fns:
+  case Opcode::Lop3:
+  case Opcode::Shf:
+  case Opcode::Prmt:
+  case Opcode::Dp4a:
+  case Opcode::Dp2a:
+  case Opcode::Bmsk:
+  case Opcode::Szext:
+    lower_int_bits(ins);
+    return true;
+  default:
+    return false;
+  }
+}
+
+Value* FunctionLowering::carry_flag() {
+  if (!carry_) {
+    IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+    carry_ = entry.CreateAlloca(entry.getInt1Ty(), nullptr, "carry");
+    entry.CreateStore(entry.getFalse(), carry_);
+  }
+  return carry_;
+}
+
+void FunctionLowering::lower_int(const ptx::Instruction& ins) {
+  Modifier t = instruction_type(ins);
+  Type* ty = type_of(t);
+  if (!ty || !ty->isIntegerTy())
+    unsupported(ins, "the type ." + ptx::modifier_text(t) + " is not supported here");
+  const bool sgn = is_signed(t) || t == Modifier::S16x2;
+  const unsigned bits = ty->getIntegerBitWidth();
+  const bool packed = is_packed_int(t);
+  Type* lanes = FixedVectorType::get(b_.getInt16Ty(), 2);
+  auto in = [&](size_t i) { return value(ins, ins.operands[i], ty, sgn); };
+  auto out = [&](Value* v) { store(ins, ins.operands[0], v, sgn); };
+  auto vec = [&](Value* v) { return packed ? b_.CreateBitCast(v, lanes) : v; };
+  auto unvec = [&](Value* v) { return packed ? b_.CreateBitCast(v, ty) : v; };
+  auto ext = [&](Value* v, Type* to, bool s) { return s ? b_.CreateSExt(v, to) : b_.CreateZExt(v, to); };
+  Type* wide = IntegerType::get(ctx(), bits * 2);
+  auto cint = [&](uint64_t v) { return ConstantInt::get(ty, v); };
+  const bool cc = ins.has(Modifier::Cc);
+
+  switch (ins.opcode) {
+  case Opcode::Add:
+  case Opcode::Sub:
+  case Opcode::Addc:
+  case Opcode::Subc: {
+    bool add = ins.opcode == Opcode::Add || ins.opcode == Opcode::Addc;
+    bool carry_in = ins.opcode == Opcode::Addc || ins.opcode == Opcode::Subc;
+    Value* a = vec(in(1));
+    Value* c = vec(in(2));
+    if (ins.has(Modifier::Sat)) {
+      out(unvec(b_.CreateBinaryIntrinsic(add ? Intrinsic::sadd_sat : Intrinsic::ssub_sat, a, c)));
+      return;
+    }
+    if (!cc && !carry_in) {
+      out(unvec(add ? b_.CreateAdd(a, c) : b_.CreateSub(a, c)));
+      return;
+    }
+    // Carry chains: CC.CF is the carry out of add and the borrow out of sub.
+    Intrinsic::ID with_overflow = add ? Intrinsic::uadd_with_overflow : Intrinsic::usub_with_overflow;
+    Value* r1 = b_.CreateBinaryIntrinsic(with_overflow, a, c);
+    Value* d = b_.CreateExtractValue(r1, 0);
+    Value* flag = b_.CreateExtractValue(r1, 1);
+    if (carry_in) {
+      Value* cf = b_.CreateZExt(b_.CreateLoad(b_.getInt1Ty(), carry_flag()), ty);
+      Value* r2 = b_.CreateBinaryIntrinsic(with_overflow, d, cf);
+      d = b_.CreateExtractValue(r2, 0);
+      flag = b_.CreateOr(flag, b_.CreateExtractValue(r2, 1));
+    }
+    if (cc)
+      b_.CreateStore(flag, carry_flag());
+    out(d);
+    return;
+  }
+  case Opcode::Mul:
+  case Opcode::Mad:
+  case Opcode::Madc: {
+    bool mad = ins.opcode != Opcode::Mul;
+    Value* a = vec(in(1));
+    Value* c = vec(in(2));
+    if (ins.has(Modifier::Wide)) {
+      Value* p = b_.CreateMul(ext(a, wide, sgn), ext(c, wide, sgn));
+      if (mad)
+        p = b_.CreateAdd(p, value(ins, ins.operands[3], wide, sgn));
+      store(ins, ins.operands[0], p, sgn);
+      return;
+    }
+    Value* p;
+    if (ins.has(Modifier::Hi)) {
+      Value* full = b_.CreateMul(ext(a, wide, sgn), ext(c, wide, sgn));
+      p = b_.CreateTrunc(b_.CreateLShr(full, bits), ty);
+    } else {
+      p = b_.CreateMul(a, c);
+    }
+    if (!mad) {
+      out(unvec(p));
+      return;
+    }
+    Value* addend = in(3);
+    if (ins.has(Modifier::Sat)) { // mad.hi.sat.s32: the sum saturates
+      out(b_.CreateBinaryIntrinsic(Intrinsic::sadd_sat, p, addend));
+      return;
+    }
+    if (!cc && ins.opcode != Opcode::Madc) {
+      out(b_.CreateAdd(p, addend));
+      return;
+    }
+    Value* r1 = b_.CreateBinaryIntrinsic(Intrinsic::uadd_with_overflow, p, addend);
+    Value* d = b_.CreateExtractValue(r1, 0);
+    Value* flag = b_.CreateExtractValue(r1, 1);
+    if (ins.opcode == Opcode::Madc) {
+      Value* cf = b_.CreateZExt(b_.CreateLoad(b_.getInt1Ty(), carry_flag()), ty);
+      Value* r2 = b_.CreateBinaryIntrinsic(Intrinsic::uadd_with_overflow, d, cf);
+      d = b_.CreateExtractValue(r2, 0);
+      flag = b_.CreateOr(flag, b_.CreateExtractValue(r2, 1));
+    }
+    if (cc)
+      b_.CreateStore(flag, carry_flag());
+    out(d);
+    return;
+  }
+  case Opcode::Mul24:
+  case Opcode::Mad24: {
+    // 24-bit operands (sign-extended for .s32), 48-bit product; .hi is bits 47..16.
+    Type* i64 = b_.getInt64Ty();
+    auto low24 = [&](Value* v) {
+      Value* shifted = b_.CreateShl(v, 8);
+      return ext(sgn ? b_.CreateAShr(shifted, 8) : b_.CreateLShr(shifted, 8), i64, sgn);
+    };
+    Value* p = b_.CreateMul(low24(in(1)), low24(in(2)));
+    Value* r = b_.CreateTrunc(ins.has(Modifier::Hi) ? b_.CreateAShr(p, 16) : p, ty);
+    if (ins.opcode == Opcode::Mad24)
+      r = ins.has(Modifier::Sat) ? b_.CreateBinaryIntrinsic(Intrinsic::sadd_sat, r, in(3)) : b_.CreateAdd(r, in(3));
+    out(r);
+    return;
+  }
+  case Opcode::Sad: {
+    Value* a = in(1);
+    Value* c = in(2);
+    Value* less = sgn ? b_.CreateICmpSLT(a, c) : b_.CreateICmpULT(a, c);
+    Value* diff = b_.CreateSelect(less, b_.CreateSub(c, a), b_.CreateSub(a, c));
+    out(b_.CreateAdd(in(3), diff));
+    return;
+  }
+  case Opcode::Div:
+  case Opcode::Rem: {
+    bool div = ins.opcode == Opcode::Div;
+    Value* a = in(1);
+    Value* c = in(2);
+    Value* zero = b_.CreateICmpEQ(c, cint(0));
+    Value* safe = b_.CreateSelect(zero, cint(1), c);
+    Value* by_zero = div ? ConstantInt::getAllOnesValue(ty) : a;
+    if (!sgn) {
+      Value* q = div ? b_.CreateUDiv(a, safe) : b_.CreateURem(a, safe);
+      out(b_.CreateSelect(zero, by_zero, q));
+      return;
+    }
+    Value* overflow = b_.CreateAnd(b_.CreateICmpEQ(a, ConstantInt::get(ty, APInt::getSignedMinValue(bits))),
+                                   b_.CreateICmpEQ(c, ConstantInt::getAllOnesValue(ty)));
+    safe = b_.CreateSelect(overflow, cint(1), safe);
+    Value* q = div ? b_.CreateSDiv(a, safe) : b_.CreateSRem(a, safe);
+    q = b_.CreateSelect(overflow, div ? a : cint(0), q);
+    out(b_.CreateSelect(zero, by_zero, q));
+    return;
+  }
+  case Opcode::Min:
+  case Opcode::Max: {
+    bool is_min = ins.opcode == Opcode::Min;
+    Intrinsic::ID id = is_min ? (sgn ? Intrinsic::smin : Intrinsic::umin) : (sgn ? Intrinsic::smax : Intrinsic::umax);
+    Value* r = b_.CreateBinaryIntrinsic(id, vec(in(1)), vec(in(2)));
+    if (ins.num_operands == 4) // three-input form
+      r = b_.CreateBinaryIntrinsic(id, r, vec(in(3)));
+    if (ins.has(Modifier::Relu))
+      r = b_.CreateBinaryIntrinsic(Intrinsic::smax, r, Constant::getNullValue(r->getType()));
+    out(unvec(r));
+    return;
+  }
+  case Opcode::And:
+  case Opcode::Or:
+  case Opcode::Xor: {
+    Value* a = in(1);
+    Value* c = in(2);
+    out(ins.opcode == Opcode::And ? b_.CreateAnd(a, c) : ins.opcode == Opcode::Or ? b_.CreateOr(a, c) : b_.CreateXor(a, c));
+    return;
+  }
+  case Opcode::Not:
+    out(b_.CreateNot(in(1)));
+    return;
+  case Opcode::Cnot:
+    out(b_.CreateZExt(b_.CreateICmpEQ(in(1), cint(0)), ty));
+    return;
+  case Opcode::Shl:
+  case Opcode::Shr: {
+    // The shift amount is a .u32 whatever the type; amounts past the width clamp to it.
+    Value* a = vec(in(1));
+    Value* n = value(ins, ins.operands[2], b_.getInt32Ty(), false);
+    unsigned lane_bits = packed ? 16 : bits;
+    Value* big = b_.CreateICmpUGE(n, b_.getInt32(lane_bits));
+    Type* lane_ty = packed ? static_cast<Type*>(b_.getInt16Ty()) : ty;
+    Value* amount = b_.CreateZExtOrTrunc(b_.CreateSelect(big, b_.getInt32(lane_bits - 1), n), lane_ty);
+    if (packed)
+      amount = b_.CreateVectorSplat(2, amount);
+    Value* zeros = Constant::getNullValue(a->getType());
+    Value* r;
+    if (ins.opcode == Opcode::Shl)
+      r = b_.CreateSelect(big, zeros, b_.CreateShl(a, amount));
+    else if (sgn)
+      r = b_.CreateAShr(a, amount);
+    else
+      r = b_.CreateSelect(big, zeros, b_.CreateLShr(a, amount));
+    out(unvec(r));
+    return;
+  }
+  case Opcode::Neg:
+    out(unvec(b_.CreateNeg(vec(in(1)))));
+    return;
+  case Opcode::Abs:
+    out(unvec(b_.CreateBinaryIntrinsic(Intrinsic::abs, vec(in(1)), b_.getFalse())));
+    return;
+  default:
+    unsupported(ins, "'" + std::string(ptx::opcode_name(ins.opcode)) + "' is not an integer instruction");
+  }
+}
+
+void FunctionLowering::lower_int_bits(const ptx::Instruction& ins) {
+  Modifier t = instruction_type(ins);
+  Type* ty = type_of(t);
+  Type* i32 = b_.getInt32Ty();
+  if (!ty || !ty->isIntegerTy())
+    unsupported(ins, "the type ." + ptx::modifier_text(t) + " is not supported here");
+  const bool sgn = is_signed(t);
+  const unsigned bits = ty->getIntegerBitWidth();
+  auto in = [&](size_t i, Type* want) { return value(ins, ins.operands[i], want, is_signed(t)); };
+  auto u32 = [&](size_t i) { return value(ins, ins.operands[i], i32, false); };
+  auto out = [&](Value* v) { store(ins, ins.operands[0], v, false); };
+  auto cint = [&](Type* type, uint64_t v) { return ConstantInt::get(type, v); };
+  // (1 << n) - 1 for n in [0, width], in `type`.
+  auto low_mask = [&](Type* type, Value* n) {
+    unsigned w = type->getIntegerBitWidth();
+    Value* full = b_.CreateICmpUGE(n, cint(type, w));
+    Value* safe = b_.CreateSelect(full, cint(type, 0), n);
+    Value* m = b_.CreateSub(b_.CreateShl(cint(type, 1), safe), cint(type, 1));
+    return b_.CreateSelect(full, ConstantInt::getAllOnesValue(type), m);
+  };
+
+  switch (ins.opcode) {
+  case Opcode::Popc:
+    out(b_.CreateZExtOrTrunc(b_.CreateUnaryIntrinsic(Intrinsic::ctpop, in(1, ty)), i32));
+    return;
+  case Opcode::Clz:
+    out(b_.CreateZExtOrTrunc(b_.CreateBinaryIntrinsic(Intrinsic::ctlz, in(1, ty), b_.getFalse()), i32));
+    return;
+  case Opcode::Brev:
+    out(b_.CreateUnaryIntrinsic(Intrinsic::bitreverse, in(1, ty)));
+    return;
+  case Opcode::Bfind: {
+    Value* a = in(1, ty);
+    if (sgn) // the most significant bit that differs from the sign
+      a = b_.CreateSelect(b_.CreateICmpSLT(a, cint(ty, 0)), b_.CreateNot(a), a);
+    Value* lz = b_.CreateZExtOrTrunc(b_.CreateBinaryIntrinsic(Intrinsic::ctlz, a, b_.getFalse()), i32);
+    Value* none = b_.CreateICmpEQ(a, cint(ty, 0));
+    Value* pos = ins.has(Modifier::Shiftamt) ? lz : b_.CreateSub(b_.getInt32(bits - 1), lz);
+    out(b_.CreateSelect(none, b_.getInt32(0xffffffff), pos));
+    return;
+  }
+  case Opcode::Bfe: {
+    // d[i] = (i < len && pos + i <= msb) ? a[pos + i] : sbit, pos and len in 0..255.
+    Value* a = in(1, ty);
+    Value* pos = b_.CreateZExtOrTrunc(b_.CreateAnd(u32(2), 0xff), ty);
+    Value* len = b_.CreateZExtOrTrunc(b_.CreateAnd(u32(3), 0xff), ty);
+    Value* inside = b_.CreateICmpULT(pos, cint(ty, bits));
+    Value* field = b_.CreateSelect(inside, b_.CreateLShr(a, b_.CreateSelect(inside, pos, cint(ty, 0))), cint(ty, 0));
+    // Bits of the field past the msb of a take the sign bit too.
+    Value* room = b_.CreateSelect(inside, b_.CreateSub(cint(ty, bits), pos), cint(ty, 0));
+    Value* mask = low_mask(ty, b_.CreateBinaryIntrinsic(Intrinsic::umin, len, room));
+    Value* r = b_.CreateAnd(field, mask);
+    if (sgn) {
+      Value* top = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateSub(b_.CreateAdd(pos, len), cint(ty, 1)),
+                                            cint(ty, bits - 1));
+      Value* sbit = b_.CreateTrunc(b_.CreateLShr(a, top), b_.getInt1Ty());
+      sbit = b_.CreateAnd(sbit, b_.CreateICmpNE(len, cint(ty, 0)));
+      r = b_.CreateSelect(sbit, b_.CreateOr(r, b_.CreateNot(mask)), r);
+    }
+    store(ins, ins.operands[0], r, sgn);
+    return;
+  }
+  case Opcode::Bfi: {
+    Value* a = in(1, ty);
+    Value* base = in(2, ty);
+    Value* pos = b_.CreateZExtOrTrunc(b_.CreateAnd(u32(3), 0xff), ty);
+    Value* len = b_.CreateZExtOrTrunc(b_.CreateAnd(u32(4), 0xff), ty);
+    Value* inside = b_.CreateICmpULT(pos, cint(ty, bits));
+    Value* safe_pos = b_.CreateSelect(inside, pos, cint(ty, 0));
+    Value* mask = b_.CreateShl(low_mask(ty, len), safe_pos);
+    mask = b_.CreateSelect(inside, mask, cint(ty, 0));
+    out(b_.CreateOr(b_.CreateAnd(base, b_.CreateNot(mask)), b_.CreateAnd(b_.CreateShl(a, safe_pos), mask)));
+    return;
+  }
+  case Opcode::Fns: {
+    Value* mask = u32(1);
+    Value* base = b_.CreateAnd(u32(2), 31);
+    Value* offset = u32(3);
+    Value* forward = b_.CreateICmpSGT(offset, b_.getInt32(0));
+    Value* n = b_.CreateBinaryIntrinsic(Intrinsic::abs, offset, b_.getFalse()); // the n-th set bit, from 1
+    // Forward: the set bits at or above base; backward: at or below base, bit-reversed.
+    Value* above = b_.CreateAnd(mask, b_.CreateShl(b_.getInt32(0xffffffff), base));
+    Value* below = b_.CreateAnd(mask, b_.CreateLShr(b_.getInt32(0xffffffff), b_.CreateSub(b_.getInt32(31), base)));
+    Value* m = b_.CreateSelect(forward, above, b_.CreateUnaryIntrinsic(Intrinsic::bitreverse, below));
+    // Select the n-th lowest set bit of m by halving the search window.
+    Value* found = b_.CreateICmpULE(n, b_.CreateUnaryIntrinsic(Intrinsic::ctpop, m));
+    found = b_.CreateAnd(found, b_.CreateICmpNE(n, b_.getInt32(0)));
+    Value* k = n;
+    Value* at = b_.getInt32(0);
+    for (unsigned w : {16u, 8u, 4u, 2u, 1u}) {
+      Value* window = b_.CreateAnd(b_.CreateLShr(m, at), b_.getInt32((1u << w) - 1));
+      Value* cnt = b_.CreateUnaryIntrinsic(Intrinsic::ctpop, window);
+      Value* skip = b_.CreateICmpUGT(k, cnt);
+      k = b_.CreateSelect(skip, b_.CreateSub(k, cnt), k);
+      at = b_.CreateSelect(skip, b_.CreateAdd(at, b_.getInt32(w)), at);
+    }
+    Value* position = b_.CreateSelect(forward, at, b_.CreateSub(b_.getInt32(31), at));
+    Value* r = b_.CreateSelect(found, position, b_.getInt32(0xffffffff));
+    Value* base_set = b_.CreateTrunc(b_.CreateLShr(mask, base), b_.getInt1Ty());
+    Value* at_base = b_.CreateSelect(base_set, base, b_.getInt32(0xffffffff));
+    out(b_.CreateSelect(b_.CreateICmpEQ(offset, b_.getInt32(0)), at_base, r));
+    return;
+  }
+  case Opcode::Lop3: {
+    // lop3[.op].b32 d[|p], a, b, c, immLut[, q]: bit i of immLut is the result for the
+    // inputs (a, b, c) = (i >> 2, i >> 1, i) & 1 (so 0xF0 is a, 0xCC is b, 0xAA is c).
+    if (ins.num_operands < 5 || ins.operands[4].kind != ptx::OperandKind::Int)
+      unsupported(ins, "lop3 needs a constant immLut");
+    uint64_t lut = ins.operands[4].u & 0xff;
+    Value* a = in(1, ty);
+    Value* bb = in(2, ty);
+    Value* c = in(3, ty);
+    Value* r = cint(ty, 0);
+    for (unsigned i = 0; i < 8; ++i) {
+      if (!(lut >> i & 1))
+        continue;
+      Value* term = b_.CreateAnd(b_.CreateAnd(i & 4 ? a : b_.CreateNot(a), i & 2 ? bb : b_.CreateNot(bb)),
+                                 i & 1 ? c : b_.CreateNot(c));
+      r = b_.CreateOr(r, term);
+    }
+    const ptx::Operand& d = ins.operands[0];
+    if (d.kind != ptx::OperandKind::Pair) {
+      store(ins, d, r, false);
+      return;
+    }
+    Value* p = b_.CreateICmpNE(r, cint(ty, 0));
+    Value* q = value(ins, ins.operands[5], b_.getInt1Ty(), false);
+    p = ins.has(Modifier::And) ? b_.CreateAnd(p, q) : b_.CreateOr(p, q);
+    store(ins, d.elems[0], r, false);
+    store(ins, d.elems[1], p, false);
+    return;
+  }
+  case Opcode::Shf: {
+    // shf.l: the upper half of ({b, a} << n); shf.r: the lower half of ({b, a} >> n).
+    // .clamp: n = min(c, 32); .wrap: n = c & 31.
+    Type* i64 = b_.getInt64Ty();
+    Value* a = in(1, i32);
+    Value* bb = in(2, i32);
+    Value* c = u32(3);
+    Value* n = ins.has(Modifier::Clamp) ? b_.CreateBinaryIntrinsic(Intrinsic::umin, c, b_.getInt32(32))
+                                         : b_.CreateAnd(c, 31);
+    Value* pair = b_.CreateOr(b_.CreateShl(b_.CreateZExt(bb, i64), 32), b_.CreateZExt(a, i64));
+    Value* n64 = b_.CreateZExt(n, i64);
+    Value* r = ins.has(Modifier::L) ? b_.CreateLShr(b_.CreateShl(pair, n64), 32) : b_.CreateLShr(pair, n64);
+    out(b_.CreateTrunc(r, i32));
+    return;
+  }
+  case Opcode::Prmt: {
+    Type* i64 = b_.getInt64Ty();
+    Value* a = in(1, i32);
+    Value* bb = in(2, i32);
+    Value* c = u32(3);
+    Value* src = b_.CreateOr(b_.CreateShl(b_.CreateZExt(bb, i64), 32), b_.CreateZExt(a, i64));
+    auto byte = [&](Value* index) { // byte `index` (0..7) of {b, a}
+      Value* shift = b_.CreateZExt(b_.CreateShl(index, 3), i64);
+      return b_.CreateTrunc(b_.CreateLShr(src, shift), b_.getInt8Ty());
+    };
+    static const uint8_t modes[6][4][4] = {
+        // selector value 0..3 -> source byte for d.b0, d.b1, d.b2, d.b3
+        {{0, 1, 2, 3}, {1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6}}, // f4e
+        {{0, 7, 6, 5}, {1, 0, 7, 6}, {2, 1, 0, 7}, {3, 2, 1, 0}}, // b4e
+        {{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 2, 2, 2}, {3, 3, 3, 3}}, // rc8
+        {{0, 1, 2, 3}, {1, 1, 2, 3}, {2, 2, 2, 3}, {3, 3, 3, 3}}, // ecl
+        {{0, 0, 0, 0}, {0, 1, 1, 1}, {0, 1, 2, 2}, {0, 1, 2, 3}}, // ecr
+        {{0, 1, 0, 1}, {2, 3, 2, 3}, {0, 1, 0, 1}, {2, 3, 2, 3}}, // rc16
+    };
+    int mode = ins.has(Modifier::F4e) ? 0 : ins.has(Modifier::B4e) ? 1 : ins.has(Modifier::Rc8) ? 2
+             : ins.has(Modifier::Ecl) ? 3 : ins.has(Modifier::Ecr) ? 4 : ins.has(Modifier::Rc16) ? 5 : -1;
+    Value* r = b_.getInt32(0);
+    for (unsigned i = 0; i < 4; ++i) {
+      Value* v;
+      if (mode < 0) {
+        Value* ctl = b_.CreateAnd(b_.CreateLShr(c, 4 * i), 0xf);
+        v = byte(b_.CreateAnd(ctl, 7));
+        Value* replicate = b_.CreateICmpNE(b_.CreateAnd(ctl, 8), b_.getInt32(0));
+        Value* sign = b_.CreateAShr(v, 7);
+        v = b_.CreateSelect(replicate, sign, v);
+      } else {
+        Value* sel = b_.CreateAnd(c, 3);
+        Value* pick = b_.getInt32(modes[mode][0][i]);
+        for (unsigned s = 1; s < 4; ++s)
+          pick = b_.CreateSelect(b_.CreateICmpEQ(sel, b_.getInt32(s)), b_.getInt32(modes[mode][s][i]), pick);
+        v = byte(pick);
+      }
+      r = b_.CreateOr(r, b_.CreateShl(b_.CreateZExt(v, i32), 8 * i));
+    }
+    out(r);
+    return;
+  }
+  case Opcode::Dp4a:
+  case Opcode::Dp2a: {
+    // dp4a.atype.btype d, a, b, c: c + the four products of the bytes of a and b.
+    // dp2a.mode.atype.btype: the 16-bit halves of a times bytes 0,1 (.lo) or 2,3 (.hi) of b.
+    Modifier at = instruction_type(ins, 0), bt = instruction_type(ins, 1);
+    bool as = is_signed(at), bs = is_signed(bt);
+    Value* a = u32(1);
+    Value* bb = u32(2);
+    Value* sum = value(ins, ins.operands[3], i32, as || bs);
+    auto part = [&](Value* v, unsigned index, unsigned width, bool s) {
+      Value* x = b_.CreateTrunc(b_.CreateLShr(v, index * width), b_.getIntNTy(width));
+      return s ? b_.CreateSExt(x, i32) : b_.CreateZExt(x, i32);
+    };
+    if (ins.opcode == Opcode::Dp4a) {
+      for (unsigned i = 0; i < 4; ++i)
+        sum = b_.CreateAdd(sum, b_.CreateMul(part(a, i, 8, as), part(bb, i, 8, bs)));
+    } else {
+      unsigned first = ins.has(Modifier::Hi) ? 2 : 0;
+      for (unsigned i = 0; i < 2; ++i)
+        sum = b_.CreateAdd(sum, b_.CreateMul(part(a, i, 16, as), part(bb, first + i, 8, bs)));
+    }
+    out(sum);
+    return;
+  }
+  case Opcode::Bmsk: {
+    Value* a = u32(1);
+    Value* c = u32(2);
+    Value* a1 = b_.CreateAnd(a, 31);
+    Value* b1 = b_.CreateAnd(c, 31);
+    Value* mask0 = b_.CreateShl(b_.getInt32(0xffffffff), a1);
+    Value* sum = b_.CreateAdd(a1, b1);
+    Value* overflow = b_.CreateICmpUGE(sum, b_.getInt32(32));
+    if (ins.has(Modifier::Clamp)) {
+      Value* pos_over = b_.CreateICmpUGE(a, b_.getInt32(32));
+      mask0 = b_.CreateSelect(pos_over, b_.getInt32(0), mask0);
+      overflow = b_.CreateOr(overflow, b_.CreateOr(pos_over, b_.CreateICmpUGE(c, b_.getInt32(32))));
+    }
+    Value* mask1 = b_.CreateShl(b_.getInt32(0xffffffff), b_.CreateSelect(overflow, b_.getInt32(0), sum));
+    mask1 = b_.CreateSelect(overflow, b_.getInt32(0),
+                            b_.CreateSelect(b_.CreateICmpEQ(b1, b_.getInt32(0)), b_.getInt32(0xffffffff), mask1));
+    out(b_.CreateAnd(mask0, b_.CreateNot(mask1)));
+    return;
+  }
+  case Opcode::Szext: {
+    Value* a = u32(1);
+    Value* c = u32(2);
+    Value* b1 = b_.CreateAnd(c, 31);
+    Value* too_large = ins.has(Modifier::Clamp) ? b_.CreateICmpUGE(c, b_.getInt32(32)) : b_.getFalse();
+    Value* mask = b_.CreateSelect(too_large, b_.getInt32(0), b_.CreateShl(b_.getInt32(0xffffffff), b1));
+    Value* sign_pos = b_.CreateAnd(b_.CreateSub(b1, b_.getInt32(1)), 31);
+    Value* sign = b_.getFalse();
+    if (sgn)
+      sign = b_.CreateAnd(b_.CreateAnd(b_.CreateICmpNE(b1, b_.getInt32(0)), b_.CreateNot(too_large)),
+                          b_.CreateTrunc(b_.CreateLShr(a, sign_pos), b_.getInt1Ty()));
+    out(b_.CreateOr(b_.CreateAnd(a, b_.CreateNot(mask)), b_.CreateSelect(sign, mask, b_.getInt32(0))));
+    return;
+  }
+  default:
+    unsupported(ins, "'" + std::string(ptx::opcode_name(ins.opcode)) + "' is not a bit instruction");
+  }
+}
+
+} // namespace mimic::codegen
