@@ -1,0 +1,435 @@
+"""Integer, logic, bit-manipulation, comparison and selection kernels of tests/ptx."""
+import random
+
+from suite import BITS, mask, signed
+
+
+def edge(bits):
+    m = (1 << bits) - 1
+    top = 1 << (bits - 1)
+    vals = [0, 1, 2, 3, 7, m, m - 1, top, top - 1, top + 1, 0x5555555555555555 & m, 0xAAAAAAAAAAAAAAAA & m,
+            0x12345678 & m, 0x89ABCDEF & m]
+    return sorted(set(vals))
+
+
+def rand(bits, n):
+    return [random.getrandbits(bits) for _ in range(n)]
+
+
+def pairs(bits, nrand=24, bbits=None):
+    bbits = bbits or bits
+    e = edge(bits)
+    eb = edge(bbits)
+    out = [(a, b) for a in e for b in eb]
+    out += list(zip(rand(bits, nrand), rand(bbits, nrand)))
+    return out
+
+
+def triples(bits, n=60):
+    e = edge(bits)
+    out = [(random.choice(e), random.choice(e), random.choice(e)) for _ in range(n // 2)]
+    out += list(zip(rand(bits, n // 2), rand(bits, n // 2), rand(bits, n // 2)))
+    return out
+
+
+def sv(v, t):
+    """The value of raw bits v as the type t (signed types sign-extended)."""
+    return signed(v, BITS[t]) if t[0] == "s" else v & mask(t)
+
+
+def generate(m):
+    int_types = ["u16", "s16", "u32", "s32", "u64", "s64"]
+
+    # ---- add / sub (wrap), .sat
+    for op in ("add", "sub"):
+        for t in int_types:
+            f = (lambda a, b: a + b) if op == "add" else (lambda a, b: a - b)
+            m.add(f"{op}.{t}", [t, t], [t], f"{op}.{t} %o0, %i0, %i1;", pairs(BITS[t]), f)
+        lo, hi = -(1 << 31), (1 << 31) - 1
+        f = (lambda a, b: a + b) if op == "add" else (lambda a, b: a - b)
+        m.add(f"{op}.sat.s32", ["s32", "s32"], ["s32"], f"{op}.sat.s32 %o0, %i0, %i1;", pairs(32),
+              lambda a, b, f=f: max(lo, min(hi, f(signed(a, 32), signed(b, 32)))))
+
+    # ---- mul / mad .lo .hi .wide
+    for t in int_types:
+        bits = BITS[t]
+        m.add(f"mul.lo.{t}", [t, t], [t], f"mul.lo.{t} %o0, %i0, %i1;", pairs(bits), lambda a, b: a * b)
+        m.add(f"mul.hi.{t}", [t, t], [t], f"mul.hi.{t} %o0, %i0, %i1;", pairs(bits),
+              lambda a, b, t=t, bits=bits: (sv(a, t) * sv(b, t)) >> bits)
+        m.add(f"mad.lo.{t}", [t, t, t], [t], f"mad.lo.{t} %o0, %i0, %i1, %i2;", triples(bits),
+              lambda a, b, c: a * b + c)
+        m.add(f"mad.hi.{t}", [t, t, t], [t], f"mad.hi.{t} %o0, %i0, %i1, %i2;", triples(bits),
+              lambda a, b, c, t=t, bits=bits: ((sv(a, t) * sv(b, t)) >> bits) + c)
+        if bits <= 32:
+            wt = t[0] + str(bits * 2)
+            m.add(f"mul.wide.{t}", [t, t], [wt], f"mul.wide.{t} %o0, %i0, %i1;", pairs(bits),
+                  lambda a, b, t=t: sv(a, t) * sv(b, t))
+            m.add(f"mad.wide.{t}", [t, t, wt], [wt], f"mad.wide.{t} %o0, %i0, %i1, %i2;",
+                  [(a, b, c) for (a, b), c in zip(pairs(bits), rand(bits * 2, 500))],
+                  lambda a, b, c, t=t: sv(a, t) * sv(b, t) + c)
+    m.add("mad.hi.sat.s32", ["s32", "s32", "s32"], ["s32"], "mad.hi.sat.s32 %o0, %i0, %i1, %i2;", triples(32, 120),
+          lambda a, b, c: max(-(1 << 31), min((1 << 31) - 1, ((signed(a, 32) * signed(b, 32)) >> 32) + signed(c, 32))))
+
+    # ---- carry chains: 64-bit and 96-bit arithmetic from 32-bit pieces
+    m.add("add.cc.addc.u32", ["u32", "u32", "u32", "u32"], ["u32", "u32"],
+          "add.cc.u32 %o0, %i0, %i2;\naddc.u32 %o1, %i1, %i3;",
+          [(a & 0xffffffff, a >> 32, b & 0xffffffff, b >> 32) for a, b in pairs(64)],
+          lambda a0, a1, b0, b1: ((a0 + b0), (a1 + b1 + ((a0 + b0) >> 32))))
+    m.add("sub.cc.subc.u32", ["u32", "u32", "u32", "u32"], ["u32", "u32"],
+          "sub.cc.u32 %o0, %i0, %i2;\nsubc.u32 %o1, %i1, %i3;",
+          [(a & 0xffffffff, a >> 32, b & 0xffffffff, b >> 32) for a, b in pairs(64)],
+          lambda a0, a1, b0, b1: ((a0 - b0), (a1 - b1 - (1 if a0 < b0 else 0))))
+
+    def add96(a0, a1, a2, b0, b1, b2):
+        s = (a0 | a1 << 32 | a2 << 64) + (b0 | b1 << 32 | b2 << 64)
+        return (s, s >> 32, s >> 64)
+
+    six = [tuple(random.choice([0, 1, 0xffffffff, 0x80000000, random.getrandbits(32)]) for _ in range(6))
+           for _ in range(80)]
+    m.add("addc.cc.chain.u32", ["u32"] * 6, ["u32"] * 3,
+          "add.cc.u32 %o0, %i0, %i3;\naddc.cc.u32 %o1, %i1, %i4;\naddc.u32 %o2, %i2, %i5;", six, add96)
+
+    def sub96(a0, a1, a2, b0, b1, b2):
+        s = (a0 | a1 << 32 | a2 << 64) - (b0 | b1 << 32 | b2 << 64)
+        return (s, s >> 32, s >> 64)
+
+    m.add("subc.cc.chain.u32", ["u32"] * 6, ["u32"] * 3,
+          "sub.cc.u32 %o0, %i0, %i3;\nsubc.cc.u32 %o1, %i1, %i4;\nsubc.u32 %o2, %i2, %i5;", six, sub96)
+    m.add("add.cc.addc.u64", ["u64"] * 4, ["u64", "u64"],
+          "add.cc.u64 %o0, %i0, %i2;\naddc.u64 %o1, %i1, %i3;",
+          [(a, c, b, d) for (a, b), (c, d) in zip(pairs(64), pairs(64)[::-1])],
+          lambda a0, a1, b0, b1: (a0 + b0, a1 + b1 + ((a0 + b0) >> 64)))
+
+    # 32x32 -> 64 multiply-accumulate with mad.lo.cc / madc.hi: {o1,o0} = a*b + {c1,c0}
+    def mac(a, b, c0, c1):
+        s = a * b + (c0 | c1 << 32)
+        return (s, s >> 32)
+
+    m.add("mad.cc.madc.u32", ["u32"] * 4, ["u32", "u32"],
+          "mad.lo.cc.u32 %o0, %i0, %i1, %i2;\nmadc.hi.u32 %o1, %i0, %i1, %i3;",
+          [(a, b, c, d) for (a, b), (c, d) in zip(pairs(32), pairs(32)[::-1])], mac)
+
+    # ---- mul24 / mad24
+    for t in ("u32", "s32"):
+        def p24(a, b, t=t):
+            a, b = a & 0xffffff, b & 0xffffff
+            if t == "s32":
+                a, b = signed(a, 24), signed(b, 24)
+            return a * b
+
+        m.add(f"mul24.lo.{t}", [t, t], [t], f"mul24.lo.{t} %o0, %i0, %i1;", pairs(32), lambda a, b, p=p24: p(a, b))
+        m.add(f"mul24.hi.{t}", [t, t], [t], f"mul24.hi.{t} %o0, %i0, %i1;", pairs(32),
+              lambda a, b, p=p24: p(a, b) >> 16)
+        m.add(f"mad24.lo.{t}", [t, t, t], [t], f"mad24.lo.{t} %o0, %i0, %i1, %i2;", triples(32),
+              lambda a, b, c, p=p24: p(a, b) + c)
+        m.add(f"mad24.hi.{t}", [t, t, t], [t], f"mad24.hi.{t} %o0, %i0, %i1, %i2;", triples(32),
+              lambda a, b, c, p=p24: (p(a, b) >> 16) + c)
+
+    # ---- sad, div, rem, min, max, abs, neg
+    for t in int_types:
+        bits = BITS[t]
+        m.add(f"sad.{t}", [t, t, t], [t], f"sad.{t} %o0, %i0, %i1, %i2;", triples(bits),
+              lambda a, b, c, t=t: c + abs(sv(a, t) - sv(b, t)))
+
+        def divide(a, b, t=t, bits=bits):
+            a, b = sv(a, t), sv(b, t)
+            if b == 0:
+                return -1
+            q = abs(a) // abs(b)
+            return q if (a < 0) == (b < 0) else -q
+
+        def remainder(a, b, t=t):
+            if sv(b, t) == 0:
+                return a
+            a_, b_ = sv(a, t), sv(b, t)
+            r = abs(a_) % abs(b_)
+            return -r if a_ < 0 else r
+
+        m.add(f"div.{t}", [t, t], [t], f"div.{t} %o0, %i0, %i1;", pairs(bits), divide)
+        m.add(f"rem.{t}", [t, t], [t], f"rem.{t} %o0, %i0, %i1;", pairs(bits), remainder)
+        m.add(f"min.{t}", [t, t], [t], f"min.{t} %o0, %i0, %i1;", pairs(bits), lambda a, b, t=t: min(sv(a, t), sv(b, t)))
+        m.add(f"max.{t}", [t, t], [t], f"max.{t} %o0, %i0, %i1;", pairs(bits), lambda a, b, t=t: max(sv(a, t), sv(b, t)))
+        if t[0] == "s":
+            m.add(f"abs.{t}", [t], [t], f"abs.{t} %o0, %i0;", [(v,) for v in edge(bits) + rand(bits, 10)],
+                  lambda a, t=t: abs(sv(a, t)))
+            m.add(f"neg.{t}", [t], [t], f"neg.{t} %o0, %i0;", [(v,) for v in edge(bits) + rand(bits, 10)],
+                  lambda a, t=t: -sv(a, t))
+    m.add("min.relu.s32", ["s32", "s32"], ["s32"], "min.relu.s32 %o0, %i0, %i1;", pairs(32),
+          lambda a, b: max(0, min(signed(a, 32), signed(b, 32))))
+    m.add("max.relu.s32", ["s32", "s32"], ["s32"], "max.relu.s32 %o0, %i0, %i1;", pairs(32),
+          lambda a, b: max(0, max(signed(a, 32), signed(b, 32))))
+
+    def lanes(f, sgn, relu=False):
+        def g(a, b):
+            r = 0
+            for i in range(2):
+                x, y = (a >> 16 * i) & 0xffff, (b >> 16 * i) & 0xffff
+                if sgn:
+                    x, y = signed(x, 16), signed(y, 16)
+                v = f(x, y)
+                if relu:
+                    v = max(v, 0)
+                r |= (v & 0xffff) << 16 * i
+            return r
+        return g
+
+    for op, f in (("min", min), ("max", max)):
+        m.add(f"{op}.u16x2", ["b32", "b32"], ["b32"], f"{op}.u16x2 %o0, %i0, %i1;", pairs(32), lanes(f, False))
+        m.add(f"{op}.s16x2", ["b32", "b32"], ["b32"], f"{op}.s16x2 %o0, %i0, %i1;", pairs(32), lanes(f, True))
+        m.add(f"{op}.relu.s16x2", ["b32", "b32"], ["b32"], f"{op}.relu.s16x2 %o0, %i0, %i1;", pairs(32),
+              lanes(f, True, True))
+
+    # ---- bit counts and reversal
+    for bits in (32, 64):
+        t = f"b{bits}"
+        vals = [(v,) for v in edge(bits) + rand(bits, 20) + [1 << k for k in range(0, bits, 5)]]
+        m.add(f"popc.{t}", [t], ["u32"], f"popc.{t} %o0, %i0;", vals, lambda a: bin(a).count("1"))
+        m.add(f"clz.{t}", [t], ["u32"], f"clz.{t} %o0, %i0;", vals, lambda a, bits=bits: bits - a.bit_length())
+        m.add(f"brev.{t}", [t], [t], f"brev.{t} %o0, %i0;", vals,
+              lambda a, bits=bits: int(format(a, "0%db" % bits)[::-1], 2))
+        for sg in ("u", "s"):
+            ty = f"{sg}{bits}"
+
+            def bfind(a, ty=ty, bits=bits, shiftamt=False):
+                if ty[0] == "s" and a >> (bits - 1):
+                    a = ~a & ((1 << bits) - 1)
+                if a == 0:
+                    return 0xffffffff
+                pos = a.bit_length() - 1
+                return bits - 1 - pos if shiftamt else pos
+
+            m.add(f"bfind.{ty}", [ty], ["u32"], f"bfind.{ty} %o0, %i0;", vals, bfind)
+            m.add(f"bfind.shiftamt.{ty}", [ty], ["u32"], f"bfind.shiftamt.{ty} %o0, %i0;", vals,
+                  lambda a, f=bfind: f(a, shiftamt=True))
+
+        # bfe / bfi: positions and lengths past the width, 0..255 range
+        def bfe(a, pos, ln, bits=bits, sgn=False):
+            pos, ln = pos & 0xff, ln & 0xff
+            msb = bits - 1
+            sbit = 0 if (not sgn or ln == 0) else (a >> min(pos + ln - 1, msb)) & 1
+            d = 0
+            for i in range(bits):
+                bit = (a >> (pos + i)) & 1 if (i < ln and pos + i <= msb) else sbit
+                d |= bit << i
+            return d
+
+        pl = [0, 1, 4, 8, 16, bits - 1, bits, bits + 1, 200, 255, 256 + 3]
+        bfe_cases = [(random.getrandbits(bits) | (random.choice([0, 1]) << (bits - 1)), p, ln) for p in pl for ln in pl]
+        for sg in ("u", "s"):
+            ty = f"{sg}{bits}"
+            m.add(f"bfe.{ty}", [ty, "u32", "u32"], [ty], f"bfe.{ty} %o0, %i0, %i1, %i2;", bfe_cases,
+                  lambda a, p, ln, f=bfe, sg=sg: f(a, p, ln, sgn=sg == "s"))
+
+        def bfi(a, b, pos, ln, bits=bits):
+            pos, ln = pos & 0xff, ln & 0xff
+            f = b
+            i = 0
+            while i < ln and pos + i <= bits - 1:
+                f = (f & ~(1 << (pos + i))) | (((a >> i) & 1) << (pos + i))
+                i += 1
+            return f
+
+        m.add(f"bfi.{t}", [t, t, "u32", "u32"], [t], f"bfi.{t} %o0, %i0, %i1, %i2, %i3;",
+              [(random.getrandbits(bits), random.getrandbits(bits), p, ln) for p in pl for ln in pl], bfi)
+
+    # ---- fns
+    def fns(mask_, base, offset):
+        offset = signed(offset, 32)
+        if offset == 0:
+            return base if (mask_ >> base) & 1 else 0xffffffff
+        pos, count, inc = base, abs(offset) - 1, (1 if offset > 0 else -1)
+        while 0 <= pos < 32:
+            if (mask_ >> pos) & 1:
+                if count == 0:
+                    return pos
+                count -= 1
+            pos += inc
+        return 0xffffffff
+
+    fns_cases = [(mk, base, off) for mk in (0xaaaaaaaa, 0xffffffff, 0, 0x80000001, 0x12345678)
+                 for base in (0, 2, 3, 15, 31) for off in (0, 1, 2, 3, -1, -2, -3, 17, -17, 32, -32, 0x7fffffff)]
+    m.add("fns.b32", ["b32", "u32", "s32"], ["b32"], "fns.b32 %o0, %i0, %i1, %i2;", fns_cases, fns)
+
+    # ---- lop3 (every immLut through the same truth-table reference)
+    def lop3(a, b, c, lut):
+        r = 0
+        for bit in range(32):
+            idx = ((a >> bit) & 1) << 2 | ((b >> bit) & 1) << 1 | ((c >> bit) & 1)
+            r |= ((lut >> idx) & 1) << bit
+        return r
+
+    for lut in (0x00, 0xff, 0xf0, 0xcc, 0xaa, 0x96, 0xe8, 0x80, 0xfe, 0x1e, 0x6a, 0x3c, 0xb4):
+        m.add(f"lop3.b32.{lut:#04x}", ["b32"] * 3, ["b32"], f"lop3.b32 %o0, %i0, %i1, %i2, {lut:#04x};", triples(32, 40),
+              lambda a, b, c, lut=lut: lop3(a, b, c, lut))
+    m.add("lop3.or.b32", ["b32", "b32", "b32", "pred"], ["b32", "pred"], "lop3.or.b32 %o0|%o1, %i0, %i1, %i2, 0x80, %i3;",
+          [(a, b, c, p) for (a, b, c) in triples(32, 20) + [(0, 0, 0), (1, 1, 1)] for p in (0, 1)],
+          lambda a, b, c, p: (a & b & c, int((a & b & c) != 0 or p)))
+
+    # ---- shifts
+    amounts = [0, 1, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 200, 0x10000, 0xffffffff]
+    for bits in (16, 32, 64):
+        vals = [(v, n) for v in edge(bits)[::2] + rand(bits, 3) for n in amounts]
+        bt, ut, st = f"b{bits}", f"u{bits}", f"s{bits}"
+        m.add(f"shl.{bt}", [bt, "u32"], [bt], f"shl.{bt} %o0, %i0, %i1;", vals,
+              lambda a, n, bits=bits: 0 if n >= bits else a << n)
+        m.add(f"shr.{ut}", [ut, "u32"], [ut], f"shr.{ut} %o0, %i0, %i1;", vals,
+              lambda a, n, bits=bits: 0 if n >= bits else a >> n)
+        m.add(f"shr.{bt}", [bt, "u32"], [bt], f"shr.{bt} %o0, %i0, %i1;", vals,
+              lambda a, n, bits=bits: 0 if n >= bits else a >> n)
+        m.add(f"shr.{st}", [st, "u32"], [st], f"shr.{st} %o0, %i0, %i1;", vals,
+              lambda a, n, bits=bits: signed(a, bits) >> min(n, bits))
+
+    def shf(a, b, c, left, clamp):
+        n = min(c, 32) if clamp else c & 31
+        pair = b << 32 | a
+        return (pair << n) >> 32 if left else pair >> n
+
+    shf_cases = [(a, b, n) for a, b in pairs(32, 4)[::7] for n in (0, 1, 8, 31, 32, 33, 63, 64, 100)]
+    for d in ("l", "r"):
+        for mode in ("wrap", "clamp"):
+            m.add(f"shf.{d}.{mode}.b32", ["b32", "b32", "u32"], ["b32"], f"shf.{d}.{mode}.b32 %o0, %i0, %i1, %i2;",
+                  shf_cases, lambda a, b, c, d=d, mode=mode: shf(a, b, c, d == "l", mode == "clamp"))
+
+    # ---- prmt, every mode
+    def prmt(a, b, c, mode):
+        src = b << 32 | a
+        byte = lambda i: (src >> (8 * i)) & 0xff  # noqa: E731
+        tables = {
+            "f4e": [[0, 1, 2, 3], [1, 2, 3, 4], [2, 3, 4, 5], [3, 4, 5, 6]],
+            "b4e": [[0, 7, 6, 5], [1, 0, 7, 6], [2, 1, 0, 7], [3, 2, 1, 0]],
+            "rc8": [[0, 0, 0, 0], [1, 1, 1, 1], [2, 2, 2, 2], [3, 3, 3, 3]],
+            "ecl": [[0, 1, 2, 3], [1, 1, 2, 3], [2, 2, 2, 3], [3, 3, 3, 3]],
+            "ecr": [[0, 0, 0, 0], [0, 1, 1, 1], [0, 1, 2, 2], [0, 1, 2, 3]],
+            "rc16": [[0, 1, 0, 1], [2, 3, 2, 3], [0, 1, 0, 1], [2, 3, 2, 3]],
+        }
+        r = 0
+        for i in range(4):
+            if mode is None:
+                ctl = (c >> (4 * i)) & 0xf
+                v = byte(ctl & 7)
+                if ctl & 8:
+                    v = 0xff if v & 0x80 else 0
+            else:
+                v = byte(tables[mode][c & 3][i])
+            r |= v << (8 * i)
+        return r
+
+    ab = [(0x03020100, 0x07060504), (0x80ff7f01, 0xfe8090a0), (0xdeadbeef, 0x12345678)]
+    sels = [0x3210, 0x7654, 0x0123, 0x4567, 0x1111, 0x8888, 0xf0e1, 0xabcd, 0x9999, 0x7531, 0xffff0000, 0x1, 0x2, 0x3]
+    for mode in (None, "f4e", "b4e", "rc8", "ecl", "ecr", "rc16"):
+        name = "prmt.b32" + ("" if mode is None else "." + mode)
+        m.add(name, ["b32", "b32", "b32"], ["b32"], f"{name} %o0, %i0, %i1, %i2;",
+              [(a, b, c) for a, b in ab for c in sels + list(range(4))], lambda a, b, c, mode=mode: prmt(a, b, c, mode))
+
+    # ---- dp4a / dp2a
+    def dp(a, b, c, at, bt, width, first):
+        total = signed(c, 32) if (at == "s32" or bt == "s32") else c
+        n = 4 if width == 8 else 2
+        for i in range(n):
+            x = (a >> (width * i)) & ((1 << width) - 1)
+            y = (b >> (8 * (first + i))) & 0xff
+            if at == "s32":
+                x = signed(x, width)
+            if bt == "s32":
+                y = signed(y, 8)
+            total += x * y
+        return total
+
+    for at in ("u32", "s32"):
+        for bt in ("u32", "s32"):
+            ct = "s32" if "s32" in (at, bt) else "u32"
+            m.add(f"dp4a.{at}.{bt}", [at, bt, ct], [ct], f"dp4a.{at}.{bt} %o0, %i0, %i1, %i2;", triples(32, 60),
+                  lambda a, b, c, at=at, bt=bt: dp(a, b, c, at, bt, 8, 0))
+            for half in ("lo", "hi"):
+                m.add(f"dp2a.{half}.{at}.{bt}", [at, bt, ct], [ct], f"dp2a.{half}.{at}.{bt} %o0, %i0, %i1, %i2;",
+                      triples(32, 40), lambda a, b, c, at=at, bt=bt, half=half: dp(a, b, c, at, bt, 16, 2 if half == "hi" else 0))
+
+    # ---- bmsk, szext
+    def bmsk(a, b, clamp):
+        a1, b1 = a & 31, b & 31
+        mask0 = (0xffffffff << a1) & 0xffffffff
+        s = a1 + b1
+        mask1 = (0xffffffff << s) & 0xffffffff if s < 32 else 0
+        over = s >= 32
+        if clamp:
+            if a >= 32:
+                over = True
+                mask0 = 0
+            if b >= 32:
+                over = True
+        if over:
+            mask1 = 0
+        elif b1 == 0:
+            mask1 = 0xffffffff
+        return mask0 & ~mask1
+
+    small = [0, 1, 2, 5, 16, 31, 32, 33, 40, 64, 0xffffffff]
+    for mode in ("clamp", "wrap"):
+        m.add(f"bmsk.{mode}.b32", ["b32", "b32"], ["b32"], f"bmsk.{mode}.b32 %o0, %i0, %i1;",
+              [(a, b) for a in small for b in small], lambda a, b, mode=mode: bmsk(a, b, mode == "clamp"))
+
+        for t in ("u32", "s32"):
+            def szext(a, b, mode=mode, t=t):
+                b1 = b & 31
+                too_large = b >= 32 and mode == "clamp"
+                msk = 0 if too_large else (0xffffffff << b1) & 0xffffffff
+                sign_pos = (b1 - 1) & 31
+                sbit = 0 if (b1 == 0 or too_large or t != "s32") else (a >> sign_pos) & 1
+                return (a & ~msk) | (msk if sbit else 0)
+
+            m.add(f"szext.{mode}.{t}", [t, "u32"], [t], f"szext.{mode}.{t} %o0, %i0, %i1;",
+                  [(a, b) for a in (0, 0xffffffff, 0x80, 0x7f, 0x12345678, 0x87654321) for b in small], szext)
+
+    # ---- logic
+    for bits in (16, 32, 64):
+        t = f"b{bits}"
+        for op, f in (("and", lambda a, b: a & b), ("or", lambda a, b: a | b), ("xor", lambda a, b: a ^ b)):
+            m.add(f"{op}.{t}", [t, t], [t], f"{op}.{t} %o0, %i0, %i1;", pairs(bits, 4), f)
+        m.add(f"not.{t}", [t], [t], f"not.{t} %o0, %i0;", [(v,) for v in edge(bits)], lambda a: ~a)
+        m.add(f"cnot.{t}", [t], [t], f"cnot.{t} %o0, %i0;", [(v,) for v in edge(bits)], lambda a: int(a == 0))
+    pp = [(a, b) for a in (0, 1) for b in (0, 1)]
+    for op, f in (("and", lambda a, b: a & b), ("or", lambda a, b: a | b), ("xor", lambda a, b: a ^ b)):
+        m.add(f"{op}.pred", ["pred", "pred"], ["pred"], f"{op}.pred %o0, %i0, %i1;", pp, f)
+    m.add("not.pred", ["pred"], ["pred"], "not.pred %o0, %i0;", [(0,), (1,)], lambda a: 1 - a)
+
+    # ---- setp / set / selp / slct on integers
+    cmp_ref = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b: a < b,
+               "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b,
+               "lo": lambda a, b: a < b, "ls": lambda a, b: a <= b, "hi": lambda a, b: a > b, "hs": lambda a, b: a >= b}
+    for t in ("s16", "u16", "s32", "u32", "s64", "u64"):
+        for c in ("eq", "ne", "lt", "le", "gt", "ge"):
+            if t in ("s16", "u16") and c in ("ne", "le", "ge"):
+                continue
+            m.add(f"setp.{c}.{t}", [t, t], ["pred"], f"setp.{c}.{t} %o0, %i0, %i1;", pairs(BITS[t], 8),
+                  lambda a, b, c=c, t=t: int(cmp_ref[c](sv(a, t), sv(b, t))))
+    for c in ("lo", "ls", "hi", "hs"):
+        m.add(f"setp.{c}.u32", ["u32", "u32"], ["pred"], f"setp.{c}.u32 %o0, %i0, %i1;", pairs(32, 8),
+              lambda a, b, c=c: int(cmp_ref[c](a, b)))
+    three = [(a, b, p) for a, b in pairs(32, 4)[::5] for p in (0, 1)]
+    for op, f in (("and", lambda x, p: x and p), ("or", lambda x, p: x or p), ("xor", lambda x, p: x != p)):
+        m.add(f"setp.lt.{op}.s32", ["s32", "s32", "pred"], ["pred"], f"setp.lt.{op}.s32 %o0, %i0, %i1, %i2;", three,
+              lambda a, b, p, f=f: int(bool(f(signed(a, 32) < signed(b, 32), bool(p)))))
+    m.add("setp.lt.and.not.s32", ["s32", "s32", "pred"], ["pred"], "setp.lt.and.s32 %o0, %i0, %i1, !%i2;", three,
+          lambda a, b, p: int(signed(a, 32) < signed(b, 32) and not p))
+    m.add("setp.pair.gt.u32", ["u32", "u32"], ["pred", "pred"], "setp.gt.u32 %o0|%o1, %i0, %i1;", pairs(32, 4),
+          lambda a, b: (int(a > b), int(not a > b)))
+    m.add("set.lt.u32.s32", ["s32", "s32"], ["u32"], "set.lt.u32.s32 %o0, %i0, %i1;", pairs(32, 8),
+          lambda a, b: 0xffffffff if signed(a, 32) < signed(b, 32) else 0)
+    m.add("set.eq.or.s32.u64", ["u64", "u64", "pred"], ["s32"], "set.eq.or.s32.u64 %o0, %i0, %i1, %i2;",
+          [(a, b, p) for a, b in pairs(64, 2)[::9] + [(5, 5)] for p in (0, 1)],
+          lambda a, b, p: 0xffffffff if (a == b or p) else 0)
+    for t in ("u16", "s32", "u64", "f32", "f64"):
+        bits = BITS[t]
+        m.add(f"selp.{t}", [t, t, "pred"], [t], f"selp.{t} %o0, %i0, %i1, %i2;",
+              [(a, b, p) for a, b in pairs(bits, 2)[::11] for p in (0, 1)], lambda a, b, p: a if p else b)
+    m.add("slct.u32.s32", ["u32", "u32", "s32"], ["u32"], "slct.u32.s32 %o0, %i0, %i1, %i2;",
+          [(1, 2, c) for c in (0, 1, 0x7fffffff, 0x80000000, 0xffffffff)], lambda a, b, c: a if signed(c, 32) >= 0 else b)
+    m.add("slct.s64.s32", ["s64", "s64", "s32"], ["s64"], "slct.s64.s32 %o0, %i0, %i1, %i2;",
+          [(1, (1 << 64) - 5, c) for c in (0, 1, 0x80000000, 0xffffffff)], lambda a, b, c: a if signed(c, 32) >= 0 else b)
+    m.add("slct.b32.f32", ["b32", "b32", "f32"], ["b32"], "slct.b32.f32 %o0, %i0, %i1, %i2;",
+          [(1, 2, c) for c in (0, 0x80000000, 0x3f800000, 0xbf800000, 0x7fc00000, 0x00000001, 0x80000001, 0x7f800000,
+                                0xff800000)],
+          lambda a, b, c: a if (c >> 31 == 0 and c <= 0x7f800000) or c == 0x80000000 or (c >> 31 == 1 and (c & 0x7fffffff) == 0) else b)
+    m.add("slct.ftz.b32.f32", ["b32", "b32", "f32"], ["b32"], "slct.ftz.b32.f32 %o0, %i0, %i1, %i2;",
+          [(1, 2, c) for c in (0, 0x80000000, 0x00000001, 0x80000001, 0xbf800000)],
+          lambda a, b, c: b if c == 0xbf800000 else a)
