@@ -1,5 +1,6 @@
 // Modules, libraries, functions, kernels and launches.
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -8,6 +9,7 @@
 
 #include "driver/driver_impl.h"
 #include "driver/impl_common.h"
+#include "driver/impl_jit.h"
 #include "runtime/graph.h"
 #include "runtime/module.h"
 #include "runtime/stream.h"
@@ -27,18 +29,25 @@ CUresult report(const Error& e, CUresult fallback) {
   return e.code() ? CUresult(e.code()) : fallback;
 }
 
-CUresult load_module(CUmodule* out, const void* image) {
+// `error_log`, when given, receives the reason a load fails (the JIT error log).
+CUresult load_module(CUmodule* out, const void* image, std::string* error_log = nullptr) {
   runtime::Context* c = nullptr;
   if (CUresult r = current_context(c))
     return r;
   if (!out || !image)
     return CUDA_ERROR_INVALID_VALUE;
   auto program = runtime::load_program(image, device_sm(c));
-  if (!program)
+  if (!program) {
+    if (error_log)
+      *error_log = program.error().message();
     return report(program.error(), CUDA_ERROR_INVALID_IMAGE);
+  }
   auto m = runtime::create_module(c, program.value());
-  if (!m)
+  if (!m) {
+    if (error_log)
+      *error_log = m.error().message();
     return report(m.error(), CUDA_ERROR_OUT_OF_MEMORY);
+  }
   *out = reinterpret_cast<CUmodule>(m.value());
   return CUDA_SUCCESS;
 }
@@ -305,18 +314,17 @@ CUresult cuModuleLoadData_v2000(CUmodule* module, const void* image) { return lo
 
 CUresult cuModuleLoadDataEx_v2010(CUmodule* module, const void* image, unsigned int numOptions, CUjit_option* options,
                                   void** optionValues) {
-  if (numOptions > 0 && (!options || !optionValues))
-    return CUDA_ERROR_INVALID_VALUE;
-  // JIT options tune NVIDIA's compiler (register limits, log buffers); none change meaning.
-  for (unsigned i = 0; i < numOptions; ++i) {
-    if (options[i] == CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES || options[i] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
-      continue;
-    if (options[i] == CU_JIT_ERROR_LOG_BUFFER && optionValues[i])
-      static_cast<char*>(optionValues[i])[0] = '\0';
-    if (options[i] == CU_JIT_INFO_LOG_BUFFER && optionValues[i])
-      static_cast<char*>(optionValues[i])[0] = '\0';
-  }
-  return load_module(module, image);
+  // JIT options tune NVIDIA's compiler (register limits) or ask for logs; none change
+  // what the module does.
+  JitOptions jit;
+  if (CUresult r = jit.parse(numOptions, options, optionValues))
+    return r;
+  auto started = std::chrono::steady_clock::now();
+  std::string error;
+  CUresult r = load_module(module, image, &error);
+  jit.write_logs(r == CUDA_SUCCESS ? "info    : module loaded" : "", error);
+  jit.write_wall_time(std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - started).count());
+  return r;
 }
 
 CUresult cuModuleLoadFatBinary_v2000(CUmodule* module, const void* fatCubin) { return load_module(module, fatCubin); }

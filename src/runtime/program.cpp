@@ -10,6 +10,7 @@
 #include "fatbin/select.h"
 #include "ptx/summary.h"
 #include "ptx/verifier.h"
+#include "runtime/link_image.h"
 #include "support/file.h"
 #include "support/log.h"
 
@@ -349,7 +350,35 @@ Result<std::shared_ptr<Program>> load_program_from_ptx(std::string text, std::st
   return program;
 }
 
+Result<std::shared_ptr<Program>> load_linked_program(std::vector<PtxSource> modules, std::string origin) {
+  auto program = std::make_shared<Program>();
+  program->origin = origin;
+  program->selected = "PTX linked from " + std::to_string(modules.size()) + " module" +
+                      (modules.size() == 1 ? "" : "s");
+  std::string problems;
+  for (PtxSource& m : modules) {
+    auto module = parse_checked(std::move(m.text), m.name);
+    if (!module) {
+      problems += (problems.empty() ? "" : "\n") + module.error().message();
+      continue;
+    }
+    if (Status s = add_module(*program, std::move(module.value())); !s)
+      problems += (problems.empty() ? "" : "\n") + s.error().message();
+  }
+  if (!problems.empty())
+    return Error(problems, CUDA_ERROR_INVALID_PTX);
+  return program;
+}
+
 Result<std::shared_ptr<Program>> load_program(const void* image, unsigned device_sm) {
+  if (is_linked_image(image)) {
+    auto modules = read_linked_image(image);
+    if (!modules)
+      return modules.error();
+    char where[64];
+    snprintf(where, sizeof where, "linked image at %p", image);
+    return load_linked_program(std::move(modules.value()), where);
+  }
   auto img = fatbin::classify_memory_image(image);
   if (!img)
     return Error("module image: " + img.error().message(), CUDA_ERROR_INVALID_IMAGE);

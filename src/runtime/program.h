@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ptx/parser.h"
+#include "runtime/link_image.h"
 #include "support/error.h"
 
 namespace mimic::runtime {
@@ -80,6 +81,9 @@ struct Program {
 Result<std::shared_ptr<Program>> load_program(const void* image, unsigned device_sm);
 // The same from PTX text (cuModuleLoadData with PTX, tests).
 Result<std::shared_ptr<Program>> load_program_from_ptx(std::string text, std::string origin);
+// One program of several PTX modules linked together (a linked image, runtime/link_image.h,
+// as -rdc programs are): the error names every module and function that cannot be used.
+Result<std::shared_ptr<Program>> load_linked_program(std::vector<PtxSource> modules, std::string origin);
 
 // Packed parameter layout of a function (natural alignment, as the CUDA ABI packs them).
 std::vector<ParamSlot> param_layout(const ptx::Function& f, size_t* total_bytes);
