@@ -91,7 +91,7 @@ void FunctionLowering::lower_float(const ptx::Instruction& ins) {
   if (!ty || !ty->isFloatingPointTy())
     unsupported(ins, "the type ." + ptx::modifier_text(t) + " is not supported here");
   const bool f32 = ty->isFloatTy();
-  const bool ftz = ins.has(Modifier::Ftz) && f32;
+  const bool ftz = ins.has(Modifier::Ftz); // f32, and rcp/rsqrt.approx.ftz.f64
   const bool approx = ins.has(Modifier::Approx);
   const Round mode = arith::rounding_of(ins, Round::Nearest);
   Type* f64 = b_.getDoubleTy();

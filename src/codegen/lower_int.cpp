@@ -153,19 +153,18 @@ void FunctionLowering::lower_int(const ptx::Instruction& ins) {
       out(unvec(add ? b_.CreateAdd(a, c) : b_.CreateSub(a, c)));
       return;
     }
-    // Carry chains: CC.CF is the carry out of add and the borrow out of sub.
-    Intrinsic::ID with_overflow = add ? Intrinsic::uadd_with_overflow : Intrinsic::usub_with_overflow;
-    Value* r1 = b_.CreateBinaryIntrinsic(with_overflow, a, c);
-    Value* d = b_.CreateExtractValue(r1, 0);
-    Value* flag = b_.CreateExtractValue(r1, 1);
-    if (carry_in) {
-      Value* cf = b_.CreateZExt(b_.CreateLoad(b_.getInt1Ty(), carry_flag()), ty);
-      Value* r2 = b_.CreateBinaryIntrinsic(with_overflow, d, cf);
-      d = b_.CreateExtractValue(r2, 0);
-      flag = b_.CreateOr(flag, b_.CreateExtractValue(r2, 1));
-    }
+    // Carry chains. CC.CF holds a carry in both directions, as on NVIDIA GPUs: a - b is
+    // a + ~b + 1, so sub.cc leaves CF = 1 when nothing was borrowed and subc computes
+    // a + ~b + CF (a - b - !CF). Chains of one kind give the same results under either
+    // reading; mixing add and sub chains (or reading CF with addc) needs this one.
+    Value* cin = carry_in ? b_.CreateZExt(b_.CreateLoad(b_.getInt1Ty(), carry_flag()), ty)
+                          : ConstantInt::get(ty, add ? 0 : 1);
+    Value* rhs = add ? c : b_.CreateNot(c);
+    Value* r1 = b_.CreateBinaryIntrinsic(Intrinsic::uadd_with_overflow, a, rhs);
+    Value* r2 = b_.CreateBinaryIntrinsic(Intrinsic::uadd_with_overflow, b_.CreateExtractValue(r1, 0), cin);
+    Value* d = b_.CreateExtractValue(r2, 0);
     if (cc)
-      b_.CreateStore(flag, carry_flag());
+      b_.CreateStore(b_.CreateOr(b_.CreateExtractValue(r1, 1), b_.CreateExtractValue(r2, 1)), carry_flag());
     out(d);
     return;
   }

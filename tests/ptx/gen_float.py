@@ -203,6 +203,20 @@ def generate_float(m):
           [(v & 0x7fffffffffffffff,) for v in rand_f("f64", 30, -40, 40)],
           lambda a: R.round_to(R.from_float(1 / math.sqrt(R.to_float(R.decode(a, "f64")))), "f64"),
           tol=("ulp", 2))
+    def rsqrt_ftz64(a):
+        x = R.flush(R.decode(a, "f64"), "f64")
+        if x.nan or (x.sign and not x.zero):
+            return R.nan_bits("f64")
+        if x.zero:  # rsqrt(+-0) = +-inf
+            return R.round_to(R.inf(x.sign), "f64")
+        if x.inf:
+            return 0
+        return R.round_to(R.from_float(1 / math.sqrt(float(x.mag))), "f64")
+
+    m.add("rsqrt.approx.ftz.f64", ["f64"], ["f64"], "rsqrt.approx.ftz.f64 %o0, %i0;",
+          [(v,) for v in (0x0000000000000001, 0x8000000000000001, 0x000fffffffffffff, 0x3ff0000000000000,
+                          0x7ff0000000000000, 0x4010000000000000)],
+          rsqrt_ftz64, tol=("ulp", 2))
     ex_in = [(v,) for v in rand_f("f32", 60, -6, 4) + [0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0x42c80000]]
     m.add("ex2.approx.f32", ["f32"], ["f32"], "ex2.approx.f32 %o0, %i0;", ex_in, make_ref("f32", approx(ex2)), tol=("ulp", 2))
     m.add("ex2.approx.ftz.f32", ["f32"], ["f32"], "ex2.approx.ftz.f32 %o0, %i0;", ex_in,

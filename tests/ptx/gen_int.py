@@ -100,6 +100,19 @@ def generate(m):
           [(a, c, b, d) for (a, b), (c, d) in zip(pairs(64), pairs(64)[::-1])],
           lambda a0, a1, b0, b1: (a0 + b0, a1 + b1 + ((a0 + b0) >> 64)))
 
+    # CC.CF holds a carry in both directions (sub.cc sets it when nothing is borrowed and
+    # subc subtracts !CF), which shows when chains mix or CF is read with addc.
+    m.add("sub.cc.flag.u32", ["u32", "u32"], ["u32", "u32"], "sub.cc.u32 %o0, %i0, %i1;\naddc.u32 %o1, 0, 0;",
+          pairs(32, 8), lambda a, b: (a - b, int(a >= b)))
+    m.add("add.cc.subc.u32", ["u32"] * 4, ["u32", "u32"], "add.cc.u32 %o0, %i0, %i1;\nsubc.u32 %o1, %i2, %i3;",
+          [(a, b, c, d) for (a, b), (c, d) in zip(pairs(32, 8), pairs(32, 8)[::-1])],
+          lambda a, b, c, d: (a + b, c - d - (1 - ((a + b) >> 32))))
+    m.add("subc.cc.flag.u64", ["u64"] * 4, ["u64", "u64", "u32"],
+          "sub.cc.u64 %o0, %i0, %i2;\nsubc.cc.u64 %o1, %i1, %i3;\naddc.u32 %o2, 0, 0;",
+          [(a, c, b, d) for (a, b), (c, d) in zip(pairs(64, 4), pairs(64, 4)[::-1])],
+          lambda a0, a1, b0, b1: ((a0 - b0), (a1 - b1 - (1 if a0 < b0 else 0)),
+                                  int((a1 << 64 | a0) >= (b1 << 64 | b0))))
+
     # 32x32 -> 64 multiply-accumulate with mad.lo.cc / madc.hi: {o1,o0} = a*b + {c1,c0}
     def mac(a, b, c0, c1):
         s = a * b + (c0 | c1 << 32)
