@@ -63,9 +63,12 @@ struct DeviceProperties {
   bool concurrent_managed_access = true;
   bool pageable_memory_access = true; // the device can use any host pointer (CPU backend)
   bool cooperative_launch = true;
-  int texture_alignment = 512;
+  // Texture resources must start at a multiple of texture_alignment. It must not exceed
+  // the backend's allocation alignment (256 bytes for the CPU), so that any pointer from
+  // cuMemAlloc can back a texture, as on CUDA.
+  int texture_alignment = 256;
   int texture_pitch_alignment = 32;
-  int surface_alignment = 512;
+  int surface_alignment = 256;
 };
 
 class Backend {

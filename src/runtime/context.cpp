@@ -8,6 +8,7 @@
 #include "runtime/memory.h"
 #include "runtime/module.h"
 #include "runtime/stream.h"
+#include "runtime/texture.h"
 
 namespace mimic::runtime {
 
@@ -40,10 +41,12 @@ Context* new_context(const Device& device, bool primary, unsigned flags) {
 }
 
 // The end of a context or of a primary context's activation: its work finishes, then its
-// streams, events, modules and arrays become stale handles and its memory is released.
+// streams, events, modules, texture/surface objects and arrays become stale handles and
+// its memory is released.
 void end_activation(Context* c) {
   retire_streams_and_events(c);
   retire_modules(c);
+  retire_texture_objects(c);
   retire_arrays(c);
   release_all(c);
 }
