@@ -8,6 +8,8 @@
 #include "codegen/lower_arith.h"
 #include "codegen/lower_impl.h"
 
+#include <algorithm>
+
 #include <llvm/IR/Intrinsics.h>
 
 namespace mimic::codegen {
@@ -102,6 +104,20 @@ bool FunctionLowering::lower_arithmetic(const ptx::Instruction& ins) {
   case Opcode::Dp2a:
   case Opcode::Bmsk:
   case Opcode::Szext:
+  case Opcode::Vadd2:
+  case Opcode::Vsub2:
+  case Opcode::Vavrg2:
+  case Opcode::Vabsdiff2:
+  case Opcode::Vmin2:
+  case Opcode::Vmax2:
+  case Opcode::Vset2:
+  case Opcode::Vadd4:
+  case Opcode::Vsub4:
+  case Opcode::Vavrg4:
+  case Opcode::Vabsdiff4:
+  case Opcode::Vmin4:
+  case Opcode::Vmax4:
+  case Opcode::Vset4:
     lower_int_bits(ins);
     return true;
   default:
@@ -562,6 +578,127 @@ void FunctionLowering::lower_int_bits(const ptx::Instruction& ins) {
       sign = b_.CreateAnd(b_.CreateAnd(b_.CreateICmpNE(b1, b_.getInt32(0)), b_.CreateNot(too_large)),
                           b_.CreateTrunc(b_.CreateLShr(a, sign_pos), b_.getInt1Ty()));
     out(b_.CreateOr(b_.CreateAnd(a, b_.CreateNot(mask)), b_.CreateSelect(sign, mask, b_.getInt32(0))));
+    return;
+  }
+  case Opcode::Vadd2:
+  case Opcode::Vsub2:
+  case Opcode::Vavrg2:
+  case Opcode::Vabsdiff2:
+  case Opcode::Vmin2:
+  case Opcode::Vmax2:
+  case Opcode::Vset2:
+  case Opcode::Vadd4:
+  case Opcode::Vsub4:
+  case Opcode::Vavrg4:
+  case Opcode::Vabsdiff4:
+  case Opcode::Vmin4:
+  case Opcode::Vmax4:
+  case Opcode::Vset4: {
+    // SIMD video instructions: vop2/vop4.dtype.atype.btype{.sat|.add} d{.mask}, a{.asel},
+    // b{.bsel}, c (vset: .atype.btype.cmp). Lanes of each source come from the halves or
+    // bytes of {b, a} (asel defaults to a's, bsel to b's); each result lane is clamped with
+    // .sat, then merged into c under the mask, or (.add) the masked lanes are added to c.
+    bool four = ins.opcode == Opcode::Vadd4 || ins.opcode == Opcode::Vsub4 || ins.opcode == Opcode::Vavrg4 ||
+                ins.opcode == Opcode::Vabsdiff4 || ins.opcode == Opcode::Vmin4 || ins.opcode == Opcode::Vmax4 ||
+                ins.opcode == Opcode::Vset4;
+    bool vset = ins.opcode == Opcode::Vset2 || ins.opcode == Opcode::Vset4;
+    unsigned n = four ? 4 : 2, w = four ? 8 : 16;
+    Modifier dt = vset ? Modifier::U32 : instruction_type(ins, 0);
+    Modifier at = instruction_type(ins, vset ? 0 : 1), bt = instruction_type(ins, vset ? 1 : 2);
+    if (ins.num_operands != 4)
+      unsupported(ins, "a SIMD video instruction takes d, a, b, c");
+    // Lane k (from the least significant) of a selector or mask written .hNN / .bNNNN.
+    auto lanes = [&](ptx::Component c, const char* fallback) {
+      std::string text = c == ptx::Component::None ? fallback : ptx::component_name(c);
+      std::vector<unsigned> out;
+      for (size_t i = text.size(); i-- > 1;)
+        out.push_back(unsigned(text[i] - '0'));
+      return out;
+    };
+    auto raw = [&](const ptx::Operand& op) -> Value* {
+      if (op.kind != ptx::OperandKind::Name || op.component == ptx::Component::None)
+        return value(ins, op, i32, false);
+      Register* r = reg(op.name_view());
+      if (!r)
+        unsupported(ins, "'" + std::string(op.name_view()) + "' is not a register");
+      return convert(b_.CreateLoad(r->type, r->storage), i32, false);
+    };
+    const ptx::Operand& d = ins.operands[0];
+    Type* i64 = b_.getInt64Ty();
+    Value* src = b_.CreateOr(b_.CreateShl(b_.CreateZExt(raw(ins.operands[2]), i64), 32),
+                             b_.CreateZExt(raw(ins.operands[1]), i64));
+    Value* c = raw(ins.operands[3]);
+    std::vector<unsigned> asel = lanes(ins.operands[1].component, four ? "b3210" : "h10");
+    std::vector<unsigned> bsel = lanes(ins.operands[2].component, four ? "b7654" : "h32");
+    std::vector<unsigned> mask = lanes(d.component, four ? "b3210" : "h10");
+    if (asel.size() != n || bsel.size() != n)
+      unsupported(ins, "a source selector names one lane per SIMD lane");
+    auto lane = [&](unsigned index, bool s) {
+      Value* x = b_.CreateTrunc(b_.CreateLShr(src, index * w), b_.getIntNTy(w));
+      return s ? b_.CreateSExt(x, i32) : b_.CreateZExt(x, i32);
+    };
+    Modifier cmp = Modifier::None;
+    for (Modifier m : ins.mods())
+      if (m == Modifier::Eq || m == Modifier::Ne || m == Modifier::Lt || m == Modifier::Le || m == Modifier::Gt ||
+          m == Modifier::Ge)
+        cmp = m;
+    const bool dsigned = is_signed(dt), accumulate = ins.has(Modifier::Add);
+    // Lanes are extended exactly to i32 by their own types, so one signed comparison (and
+    // signed min/max) is right for every mix of signed and unsigned sources.
+    Value* sum = c;
+    Value* merged = c;
+    for (unsigned k = 0; k < n; ++k) {
+      Value* x = lane(asel[k], is_signed(at));
+      Value* y = lane(bsel[k], is_signed(bt));
+      Value* t;
+      switch (ins.opcode) {
+      case Opcode::Vadd2: case Opcode::Vadd4: t = b_.CreateAdd(x, y); break;
+      case Opcode::Vsub2: case Opcode::Vsub4: t = b_.CreateSub(x, y); break;
+      case Opcode::Vavrg2: case Opcode::Vavrg4: { // (x + y + 1) >> 1 for sums >= 0, (x + y) >> 1 below
+        Value* s2 = b_.CreateAdd(x, y);
+        Value* up = b_.CreateICmpSGE(s2, b_.getInt32(0));
+        t = b_.CreateAShr(b_.CreateAdd(s2, b_.CreateZExt(up, i32)), 1);
+        break;
+      }
+      case Opcode::Vabsdiff2: case Opcode::Vabsdiff4:
+        t = b_.CreateBinaryIntrinsic(Intrinsic::abs, b_.CreateSub(x, y), b_.getFalse());
+        break;
+      case Opcode::Vmin2: case Opcode::Vmin4: t = b_.CreateBinaryIntrinsic(Intrinsic::smin, x, y); break;
+      case Opcode::Vmax2: case Opcode::Vmax4: t = b_.CreateBinaryIntrinsic(Intrinsic::smax, x, y); break;
+      default: { // vset
+        Value* r;
+        switch (cmp) {
+        case Modifier::Eq: r = b_.CreateICmpEQ(x, y); break;
+        case Modifier::Ne: r = b_.CreateICmpNE(x, y); break;
+        case Modifier::Lt: r = b_.CreateICmpSLT(x, y); break;
+        case Modifier::Le: r = b_.CreateICmpSLE(x, y); break;
+        case Modifier::Gt: r = b_.CreateICmpSGT(x, y); break;
+        case Modifier::Ge: r = b_.CreateICmpSGE(x, y); break;
+        default: unsupported(ins, "vset needs a comparison");
+        }
+        t = b_.CreateZExt(r, i32);
+      }
+      }
+      if (ins.has(Modifier::Sat)) {
+        int64_t lo = dsigned ? -(int64_t(1) << (w - 1)) : 0;
+        int64_t hi = dsigned ? (int64_t(1) << (w - 1)) - 1 : (int64_t(1) << w) - 1;
+        t = b_.CreateBinaryIntrinsic(Intrinsic::smin, b_.CreateBinaryIntrinsic(Intrinsic::smax, t, b_.getInt32(uint32_t(lo))),
+                                     b_.getInt32(uint32_t(hi)));
+      }
+      bool on = std::find(mask.begin(), mask.end(), k) != mask.end();
+      if (!on)
+        continue;
+      if (accumulate) {
+        sum = b_.CreateAdd(sum, t);
+        continue;
+      }
+      uint32_t field = uint32_t(((uint64_t(1) << w) - 1) << (k * w));
+      merged = b_.CreateOr(b_.CreateAnd(merged, b_.getInt32(~field)),
+                           b_.CreateAnd(b_.CreateShl(t, k * w), b_.getInt32(field)));
+    }
+    ptx::Operand plain = d;
+    plain.component = ptx::Component::None;
+    store(ins, plain, accumulate ? sum : merged, false);
     return;
   }
   default:

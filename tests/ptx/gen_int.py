@@ -393,6 +393,75 @@ def generate(m):
             m.add(f"szext.{mode}.{t}", [t, "u32"], [t], f"szext.{mode}.{t} %o0, %i0, %i1;",
                   [(a, b) for a in (0, 0xffffffff, 0x80, 0x7f, 0x12345678, 0x87654321) for b in small], szext)
 
+    # ---- SIMD video instructions (vop2/vop4): lanes from {b, a}, .sat per lane, merged
+    # into c under the mask or (.add) accumulated into c
+    def video(op, n, dt, at, bt, sat=False, add=False, asel=None, bsel=None, mask=None, cmp=None):
+        w = 32 // n
+        asel = asel or list(range(n))
+        bsel = bsel or list(range(n, 2 * n))
+        mask = list(range(n)) if mask is None else mask
+
+        def ref(a, b, c):
+            src = b << 32 | a
+            out = c
+            total = signed(c, 32) if "s32" in (dt,) else c
+            for k in range(n):
+                x = (src >> (w * asel[k])) & ((1 << w) - 1)
+                y = (src >> (w * bsel[k])) & ((1 << w) - 1)
+                if at == "s32":
+                    x = signed(x, w)
+                if bt == "s32":
+                    y = signed(y, w)
+                if op == "vadd":
+                    t = x + y
+                elif op == "vsub":
+                    t = x - y
+                elif op == "vavrg":
+                    t = (x + y + 1) >> 1 if x + y >= 0 else (x + y) >> 1
+                elif op == "vabsdiff":
+                    t = abs(x - y)
+                elif op == "vmin":
+                    t = min(x, y)
+                elif op == "vmax":
+                    t = max(x, y)
+                else:
+                    t = int({"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y, "gt": x > y, "ge": x >= y}[cmp])
+                if sat:
+                    lo, hi = (-(1 << (w - 1)), (1 << (w - 1)) - 1) if dt == "s32" else (0, (1 << w) - 1)
+                    t = max(lo, min(hi, t))
+                if k not in mask:
+                    continue
+                if add:
+                    total += t
+                else:
+                    field = ((1 << w) - 1) << (k * w)
+                    out = (out & ~field) | ((t << (k * w)) & field)
+            return total if add else out
+        return ref
+
+    vcases = triples(32, 60) + [(0x80ff7f00, 0x7f0180ff, 0x12345678), (0xffffffff, 0x01010101, 0), (0x7fff8000, 0x80007fff, 5)]
+    for op in ("vadd", "vsub", "vavrg", "vabsdiff", "vmin", "vmax"):
+        for n in (2, 4):
+            for dt, at, bt, mod in (("u32", "u32", "u32", ""), ("s32", "s32", "s32", ".sat"), ("u32", "s32", "u32", ".sat"),
+                                    ("s32", "u32", "s32", ".add")):
+                name = f"{op}{n}.{dt}.{at}.{bt}{mod}"
+                m.add(name, ["b32"] * 3, ["b32"], f"{name} %o0, %i0, %i1, %i2;", vcases,
+                      video(op, n, dt, at, bt, sat=mod == ".sat", add=mod == ".add"))
+    for n in (2, 4):
+        for at, bt, cmp, mod in (("u32", "u32", "lt", ""), ("s32", "s32", "ge", ".add"), ("s32", "u32", "ne", ""),
+                                 ("u32", "s32", "le", "")):
+            name = f"vset{n}.{at}.{bt}.{cmp}{mod}"
+            m.add(name, ["b32"] * 3, ["b32"], f"{name} %o0, %i0, %i1, %i2;", vcases,
+                  video("vset", n, "u32", at, bt, add=mod == ".add", cmp=cmp))
+    m.add("vadd4.selectors", ["b32"] * 3, ["b32"], "vadd4.u32.u32.u32 %o0.b20, %i0.b0123, %i1.b4567, %i2;", vcases,
+          video("vadd", 4, "u32", "u32", "u32", asel=[3, 2, 1, 0], bsel=[7, 6, 5, 4], mask=[0, 2]))
+    m.add("vmax4.selectors", ["b32"] * 3, ["b32"], "vmax4.s32.s32.s32 %o0.b3, %i0.b7654, %i1.b0000, %i2;", vcases,
+          video("vmax", 4, "s32", "s32", "s32", asel=[4, 5, 6, 7], bsel=[0, 0, 0, 0], mask=[3]))
+    m.add("vsub2.selectors", ["b32"] * 3, ["b32"], "vsub2.s32.s32.s32.sat %o0.h1, %i0.h01, %i1.h23, %i2;", vcases,
+          video("vsub", 2, "s32", "s32", "s32", sat=True, asel=[1, 0], bsel=[3, 2], mask=[1]))
+    m.add("vabsdiff2.selectors.add", ["b32"] * 3, ["b32"], "vabsdiff2.u32.u32.u32.add %o0.h0, %i0.h32, %i1.h10, %i2;", vcases,
+          video("vabsdiff", 2, "u32", "u32", "u32", add=True, asel=[2, 3], bsel=[0, 1], mask=[0]))
+
     # ---- logic
     for bits in (16, 32, 64):
         t = f"b{bits}"
