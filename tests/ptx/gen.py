@@ -21,12 +21,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def main():
-    random.seed(20261202)
     modules = [Module("int"), Module("float"), Module("half"), Module("cvt")]
-    gen_int.generate(modules[0])
-    gen_float.generate_float(modules[1])
-    gen_float.generate_half(modules[2])
-    gen_float.generate_cvt(modules[3])
+    generators = [gen_int.generate, gen_float.generate_float, gen_float.generate_half, gen_float.generate_cvt]
+    for m, generate in zip(modules, generators):
+        random.seed("tests/ptx " + m.name)  # one stream per family: a new kernel changes only its family's data
+        generate(m)
     total_k = total_c = 0
     for m in modules:
         m.write(HERE)
