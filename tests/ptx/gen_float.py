@@ -152,8 +152,13 @@ def generate_float(m):
         for c in (cmps if t == "f32" else cmps[:6] + ("nan",)):
             m.add(f"setp.{c}.{t}", [t, t], ["pred"], f"setp.{c}.{t} %o0, %i0, %i1;", pairs(edge, rnd[:20]),
                   lambda a, b, c=c, t=t: int(R.compare(c, R.decode(a, t), R.decode(b, t))))
-        m.add(f"set.lt.{t}.{t}", [t, t], [t], f"set.lt.{t}.{t} %o0, %i0, %i1;", pairs(edge[:8], []),
-              lambda a, b, t=t: R.encode_exact(R.num(1) if R.compare("lt", R.decode(a, t), R.decode(b, t)) else R.num(0), t))
+        if t == "f32":
+            m.add("setp.lt.ftz.f32", [t, t], ["pred"], "setp.lt.ftz.f32 %o0, %i0, %i1;", pairs(edge, []),
+                  lambda a, b: int(R.compare("lt", R.flush(R.decode(a, "f32"), "f32"), R.flush(R.decode(b, "f32"), "f32"))))
+        m.add(f"set.lt.f32.{t}", [t, t], ["f32"], f"set.lt.f32.{t} %o0, %i0, %i1;", pairs(edge[:8], []),
+              lambda a, b, t=t: R.encode_exact(R.num(1) if R.compare("lt", R.decode(a, t), R.decode(b, t)) else R.num(0), "f32"))
+        m.add(f"set.gtu.s32.{t}", [t, t], ["s32"], f"set.gtu.s32.{t} %o0, %i0, %i1;", pairs(edge[:8], []),
+              lambda a, b, t=t: 0xffffffff if R.compare("gtu", R.decode(a, t), R.decode(b, t)) else 0)
 
     # ---- f32 only: .ftz, .sat, min/max forms, approximations
     e32, r32 = types["f32"]
@@ -307,6 +312,18 @@ def generate_half(m):
           make_ref("f16", approx(math.tanh)), tol=("ulp", 2))
     m.add("tanh.approx.bf16", ["b16"], ["b16"], "tanh.approx.bf16 %o0, %i0;", [(v,) for v in rand_f("bf16", 40, -8, 3)],
           make_ref("bf16", approx(math.tanh)), tol=("ulp", 2))
+    ex_x2 = [(a[0] | b[0] << 16,) for a, b in zip(ex_f16, ex_f16[::-1])]
+    m.add("ex2.approx.f16x2", ["b32"], ["b32"], "ex2.approx.f16x2 %o0, %i0;", ex_x2,
+          lanes2("f16", make_ref("f16", approx(ex2))), tol=("ulp", 2))
+    two_x2 = [(a | b << 16, c | d << 16) for (a, c), (b, d) in zip(two, two[::-1])]
+    m.add("add.rn.ftz.sat.f16x2", ["b32", "b32"], ["b32"], "add.rn.ftz.sat.f16x2 %o0, %i0, %i1;", two_x2,
+          lanes2("f16", make_ref("f16", op_add, ftz=True, sat=True)))
+    bf3 = triples(BF16_EDGE, rand_f("bf16", 40, -20, 20), 200)
+    m.add("fma.rn.relu.bf16x2", ["b32"] * 3, ["b32"], "fma.rn.relu.bf16x2 %o0, %i0, %i1, %i2;",
+          [(a | d << 16, b | e << 16, c | f << 16) for (a, b, c), (d, e, f) in zip(bf3, bf3[::-1])],
+          lanes2("bf16", make_ref("bf16", op_fma, relu=True)))
+    m.add("setp.ftz.lt.f16", ["b16", "b16"], ["pred"], "setp.lt.ftz.f16 %o0, %i0, %i1;", pairs(e16, []),
+          lambda a, b: int(R.compare("lt", R.flush(R.decode(a, "f16"), "f16"), R.flush(R.decode(b, "f16"), "f16"))))
     m.add("set.lt.f16x2.f16x2", ["b32", "b32"], ["b32"], "set.lt.f16x2.f16x2 %o0, %i0, %i1;",
           [(a | b << 16, c | d << 16) for a, b, c, d in zip(e16, e16[::-1], e16[3:] + e16[:3], e16)],
           lanes2("f16", lambda a, b: 0x3c00 if R.compare("lt", R.decode(a, "f16"), R.decode(b, "f16")) else 0))

@@ -34,7 +34,7 @@ class Kernel:
         nin, nout = len(self.ins), len(self.outs)
         lines = [f".visible .entry {self.name}(.param .u64 pin, .param .u64 pout, .param .u32 pn)", "{"]
         lines.append("  .reg .pred %guard;")
-        lines.append("  .reg .u32 %tid, %ntid, %ctaid, %n, %word;")
+        lines.append("  .reg .u32 %thread, %blocksize, %block, %n, %word;")
         lines.append("  .reg .u64 %pin, %pout, %off;")
         for i, t in enumerate(self.ins):
             lines.append(f"  .reg .{REG[t][0]} %i{i};")
@@ -46,15 +46,15 @@ class Kernel:
             "  ld.param.u64 %pin, [pin];",
             "  ld.param.u64 %pout, [pout];",
             "  ld.param.u32 %n, [pn];",
-            "  mov.u32 %tid, %tid.x;",
-            "  mov.u32 %ntid, %ntid.x;",
-            "  mov.u32 %ctaid, %ctaid.x;",
-            "  mad.lo.u32 %tid, %ctaid, %ntid, %tid;",
-            "  setp.ge.u32 %guard, %tid, %n;",
+            "  mov.u32 %thread, %tid.x;",
+            "  mov.u32 %blocksize, %ntid.x;",
+            "  mov.u32 %block, %ctaid.x;",
+            "  mad.lo.u32 %thread, %block, %blocksize, %thread;",
+            "  setp.ge.u32 %guard, %thread, %n;",
             "  @%guard bra DONE;",
-            f"  mul.wide.u32 %off, %tid, {nin * 8};",
+            f"  mul.wide.u32 %off, %thread, {nin * 8};",
             "  add.u64 %pin, %pin, %off;",
-            f"  mul.wide.u32 %off, %tid, {nout * 8};",
+            f"  mul.wide.u32 %off, %thread, {nout * 8};",
             "  add.u64 %pout, %pout, %off;",
         ]
         for i, t in enumerate(self.ins):
