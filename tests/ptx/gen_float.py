@@ -160,6 +160,26 @@ def generate_float(m):
         m.add(f"set.gtu.s32.{t}", [t, t], ["s32"], f"set.gtu.s32.{t} %o0, %i0, %i1;", pairs(edge[:8], []),
               lambda a, b, t=t: 0xffffffff if R.compare("gtu", R.decode(a, t), R.decode(b, t)) else 0)
 
+    # ---- f64 directed rounding where residuals underflow: products, quotients and roots
+    # near and below 2^-1022, and sums that cancel against them
+    tiny = []
+    for _ in range(240):
+        ea, eb = random.randint(-560, 40), random.randint(-560, 40)
+        a = random.getrandbits(1) << 63 | (1023 + ea) << 52 | random.getrandbits(52)
+        b = random.getrandbits(1) << 63 | (1023 + eb) << 52 | random.getrandbits(52)
+        tiny.append((a, b))
+    subn = [(random.getrandbits(1) << 63 | random.getrandbits(random.choice([1, 8, 30, 52])),) for _ in range(60)]
+    for mode in MODES:
+        m.add(f"fma.{mode}.f64.tiny", ["f64"] * 3, ["f64"], f"fma.{mode}.f64 %o0, %i0, %i1, %i2;",
+              [(a, b, c) for (a, b), (c,) in zip(tiny, subn * 4)] + [(a, b, 0x0010000000000000 ^ (a & (1 << 63))) for a, b in tiny[:60]],
+              make_ref("f64", op_fma, mode))
+        m.add(f"mul.{mode}.f64.tiny", ["f64"] * 2, ["f64"], f"mul.{mode}.f64 %o0, %i0, %i1;", tiny, make_ref("f64", op_mul, mode))
+        m.add(f"div.{mode}.f64.tiny", ["f64"] * 2, ["f64"], f"div.{mode}.f64 %o0, %i0, %i1;",
+              [(a, b ^ (1 << 62) if (b >> 52) & 0x7ff < 1023 else b) for a, b in tiny] + [(a[0], 0x3ff8000000000000) for a in subn],
+              make_ref("f64", op_div, mode))
+        m.add(f"sqrt.{mode}.f64.tiny", ["f64"], ["f64"], f"sqrt.{mode}.f64 %o0, %i0;", [(a[0] & ~(1 << 63),) for a in subn],
+              lambda a, mode=mode: R.sqrt_round(R.decode(a, "f64"), "f64", mode))
+
     # ---- f32 only: .ftz, .sat, min/max forms, approximations
     e32, r32 = types["f32"]
     two = pairs(e32, r32)
