@@ -14,5 +14,8 @@ namespace mimic::driver {
 // that copies it; CUDA_ERROR_INVALID_VALUE for a malformed description or a device-side
 // region outside its allocation, before any byte moves.
 CUresult prepare_copy_3d(runtime::Context* c, const CUDA_MEMCPY3D& p, runtime::Work& work);
+// The same, also saying whether a side is pageable host memory (which the caller must
+// not return before the copy has read or written).
+CUresult prepare_copy_3d(runtime::Context* c, const CUDA_MEMCPY3D& p, runtime::Work& work, bool& pageable_host);
 
 } // namespace mimic::driver

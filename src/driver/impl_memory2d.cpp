@@ -269,8 +269,13 @@ CUresult fill_2d(CUdeviceptr dst, size_t pitch, uint32_t value, size_t element, 
 namespace mimic::driver {
 
 CUresult prepare_copy_3d(runtime::Context* c, const CUDA_MEMCPY3D& p, runtime::Work& work) {
-  if (p.reserved0 || p.reserved1) return CUDA_ERROR_INVALID_VALUE;
   bool pageable_host = false;
+  return prepare_copy_3d(c, p, work, pageable_host);
+}
+
+CUresult prepare_copy_3d(runtime::Context* c, const CUDA_MEMCPY3D& p, runtime::Work& work, bool& pageable_host) {
+  if (p.reserved0 || p.reserved1) return CUDA_ERROR_INVALID_VALUE;
+  pageable_host = false;
   return impl::prepare_copy(impl::from_3d(&p), c, work, pageable_host);
 }
 
