@@ -21,9 +21,21 @@
 
 namespace mimic::codegen {
 
+// Special registers, as @mimic.sreg's `which` and BlockState::sreg's index.
+enum class SpecialRegister : int {
+  TidX, TidY, TidZ, NtidX, NtidY, NtidZ, CtaidX, CtaidY, CtaidZ, NctaidX, NctaidY, NctaidZ,
+  LaneId, WarpId, NWarpId, SmId, NSmId, GridIdLo, LanemaskEq, LanemaskLe, LanemaskLt, LanemaskGe,
+  LanemaskGt, DynamicSmemSize, TotalSmemSize,
+  // %envreg0..3: %envreg1:%envreg2 is the address of the grid's workspace, where
+  // cooperative groups' grid.sync() counts arrivals (zeroed for each launch).
+  EnvReg0, EnvReg1, EnvReg2, EnvReg3, Count_
+};
+
 constexpr uint32_t kResumeStart = 0;
 constexpr uint32_t kThreadExited = 0xffffffffu;
-constexpr uint32_t kThreadTrapped = 0xfffffffeu; // `trap` (also the device side of assert)
+constexpr uint32_t kThreadTrapped = 0xfffffffeu;  // `trap`, a stack overflow
+constexpr uint32_t kThreadAsserted = 0xfffffffdu; // a failed device-side assert
+// next[t] values from kThreadAsserted up end the thread; below are split points.
 
 // What a split point waits for.
 enum class SplitKind : uint8_t {
@@ -34,6 +46,8 @@ enum class SplitKind : uint8_t {
 };
 // For BarrierReduce: which reduction, in block->barrier[t] bits 24..25.
 enum class BarrierReduction : uint32_t { Popc = 0, And = 1, Or = 2 };
+
+static_assert(int(SpecialRegister::Count_) <= 32, "BlockState::sreg holds them");
 
 struct BlockState {
   uint32_t sreg[32];        // block-wide special registers, indexed by codegen::SpecialRegister
@@ -56,6 +70,14 @@ struct BlockState {
 // Warp operations, evaluated when a thread resumes after its warp's lanes have all published
 // their operand (read from `released`; implemented by the CPU backend; `t` is the linear thread).
 extern "C" {
+// The device runtime's functions that PTX calls as .extern .func (vprintf, __assertfail,
+// malloc, free).
+int32_t mimic_vprintf(const char* format, const void* args);
+void mimic_assert_fail(const BlockState* block, uint32_t t, const char* message, const char* file, uint32_t line,
+                       const char* function);
+void* mimic_device_malloc(uint64_t bytes);
+void mimic_device_free(void* pointer);
+
 // shfl.sync: mode 0 up, 1 down, 2 bfly, 3 idx. Returns the value in bits 0..31 and the
 // predicate (source lane in range) in bit 32.
 uint64_t mimic_warp_shfl(const BlockState* block, uint32_t t, uint32_t mode, uint32_t b, uint32_t c, uint32_t mask);

@@ -3,6 +3,8 @@
 #include "codegen/lower_impl.h"
 
 #include <charconv>
+#include <functional>
+#include <set>
 #include <cstddef>
 
 #include <llvm/ADT/BitVector.h>
@@ -153,6 +155,10 @@ Value* FunctionLowering::special_register(const ptx::Operand& op) {
     which = int(SpecialRegister::DynamicSmemSize);
   else if (n == "%total_smem_size")
     which = int(SpecialRegister::TotalSmemSize);
+  else if (n.size() == 8 && n.substr(0, 7) == "%envreg" && n[7] >= '0' && n[7] <= '3') {
+    which = int(SpecialRegister::EnvReg0) + (n[7] - '0');
+    lowering_.facts[fn_].grid_sync = true;
+  }
   if (which < 0)
     return nullptr;
   return b_.CreateCall(lowering_.sreg_fn(), {block_, thread_index(), b_.getInt32(uint32_t(which))});
@@ -171,20 +177,30 @@ Value* FunctionLowering::shared_base() { return block_field(offsetof(BlockState,
 Value* FunctionLowering::local_base() {
   Value* frames = block_field(offsetof(BlockState, local), b_.getPtrTy());
   Value* stride = block_field(offsetof(BlockState, local_stride), b_.getInt64Ty());
-  return b_.CreateGEP(b_.getInt8Ty(), frames, b_.CreateMul(b_.CreateZExt(thread_index(), b_.getInt64Ty()), stride));
+  Value* offset = b_.CreateMul(b_.CreateZExt(thread_index(), b_.getInt64Ty()), stride);
+  if (local_sp_)
+    offset = b_.CreateAdd(offset, local_sp_);
+  return b_.CreateGEP(b_.getInt8Ty(), frames, offset);
 }
 
 // The current thread stops: `code` goes to next[t] and the loop moves to the next thread.
 void FunctionLowering::stop_thread(uint32_t code) {
   Value* next = block_field(offsetof(BlockState, next), b_.getPtrTy());
   StoreInst* marker = b_.CreateStore(b_.getInt32(code), b_.CreateGEP(b_.getInt32Ty(), next, thread_index()));
+  if (!is_kernel_) { // exit or trap in a called function: the callers see next[t] and stop too
+    b_.CreateRetVoid();
+    return;
+  }
   b_.CreateBr(latch_);
-  if (code != kThreadExited && code != kThreadTrapped)
+  if (code < kThreadAsserted)
     split_sites_.push_back({marker, nullptr});
 }
 
 // A split point: the thread stops here; the code that follows is where it resumes.
 unsigned FunctionLowering::split(SplitKind kind) {
+  if (!is_kernel_)
+    throw LoweringError{"barriers and warp operations inside a function that is not inlined (.func '" +
+                        std::string(f_.name) + "') are not supported yet"};
   splits.push_back(kind);
   unsigned k = unsigned(splits.size());
   stop_thread(k);
@@ -314,6 +330,14 @@ void FunctionLowering::layout_locals(const ptx::Block& block) {
 Value* FunctionLowering::symbol_address(std::string_view name) {
   if (auto it = kernel_params_.find(name); it != kernel_params_.end())
     return b_.CreateGEP(b_.getInt8Ty(), params_, b_.getInt64(it->second));
+  if (Value* p = param_storage(name))
+    return p;
+  if (auto it = func_params_.find(name); it != func_params_.end())
+    return b_.CreateLoad(b_.getPtrTy(), b_.CreateConstGEP1_64(b_.getPtrTy(), argv_, it->second));
+  if (auto it = func_returns_.find(name); it != func_returns_.end())
+    return b_.CreateLoad(b_.getPtrTy(), b_.CreateConstGEP1_64(b_.getPtrTy(), retv_, it->second));
+  if (const ptx::Function* f = lowering_.ptx_function(name); f && f->body)
+    return lowering_.callee(*f, info_, index_);
   if (const auto* v = info_.shared_var(name))
     return b_.CreateGEP(b_.getInt8Ty(), shared_base(), b_.getInt64(v->offset));
   if (auto it = locals_.find(name); it != locals_.end())
@@ -432,6 +456,8 @@ void FunctionLowering::collect_labels(const ptx::Block& block) {
   for (const ptx::Statement& s : block.statements) {
     if (s.kind == ptx::StatementKind::Label)
       labels_[s.text_view()] = BasicBlock::Create(ctx(), std::string(s.text_view()), fn_);
+    else if (s.kind == ptx::StatementKind::BranchTargets)
+      branch_tables_[s.labeled->label] = s.labeled->targets;
     else if (s.kind == ptx::StatementKind::Block)
       collect_labels(*s.block);
   }
@@ -491,6 +517,14 @@ void FunctionLowering::lower_block(const ptx::Block& block) {
       lower_block(*s.block);
       break;
     case ptx::StatementKind::Var:
+      if (s.var->space == ptx::Modifier::Param) { // a call sequence's parameter or return value
+        IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+        size_t bytes = std::max<size_t>(ptx::declared_size(*s.var), 1);
+        AllocaInst* a = entry.CreateAlloca(ArrayType::get(b_.getInt8Ty(), bytes), nullptr, std::string(s.var->name));
+        a->setAlignment(Align(std::max<size_t>(16, runtime::declared_align(*s.var))));
+        scopes_.back().params[s.var->name] = a;
+        break;
+      }
       // .shared variables are in the kernel's shared layout (runtime::KernelInfo::shared),
       // .local ones in the thread's frame (layout_locals).
       if (s.var->space == ptx::Modifier::Shared && info_.shared_var(s.var->name))
@@ -503,6 +537,9 @@ void FunctionLowering::lower_block(const ptx::Block& block) {
       break;
     case ptx::StatementKind::Pragma:
     case ptx::StatementKind::Loc:
+    case ptx::StatementKind::BranchTargets: // read by collect_labels for brx.idx
+    case ptx::StatementKind::CallTargets:   // hints for indirect calls: any address is called
+    case ptx::StatementKind::CallPrototype:
       break;
     default:
       throw LoweringError{"line " + std::to_string(s.loc.line) + ": this directive is not supported yet"};
@@ -519,6 +556,7 @@ Function* FunctionLowering::run() {
   Type* ptr = PointerType::get(ctx(), 0);
   FunctionType* type = FunctionType::get(Type::getVoidTy(ctx()), {ptr, ptr, i32, i32, i32}, false);
   fn_ = Function::Create(type, GlobalValue::ExternalLinkage, "mimic_kernel_" + std::to_string(index_), lowering_.module());
+  lowering_.facts[fn_].frame = 0;
   params_ = fn_->getArg(0);
   block_ = fn_->getArg(1);
   Value* begin = fn_->getArg(2);
@@ -565,11 +603,210 @@ Function* FunctionLowering::run() {
   return fn_;
 }
 
+// A .func: `void @f(ptr %argv, ptr %retv, ptr %block, i32 %thread, i64 %sp)`, where argv
+// and retv point to each parameter's and return value's storage, and sp is where its
+// frame starts in the thread's local window.
+void FunctionLowering::run_function() {
+  layout_locals(*f_.body);
+  params_ = nullptr;
+  argv_ = fn_->getArg(0);
+  retv_ = fn_->getArg(1);
+  block_ = fn_->getArg(2);
+  local_sp_ = fn_->getArg(4);
+  BasicBlock* entry = BasicBlock::Create(ctx(), "entry", fn_);
+  body_ = BasicBlock::Create(ctx(), "body", fn_);
+  b_.SetInsertPoint(entry);
+  thread_ = b_.CreateAlloca(b_.getInt32Ty(), nullptr, "thread");
+  b_.CreateStore(fn_->getArg(3), thread_);
+  // A frame past the thread's stack is a stack overflow: the thread traps.
+  size_t frame = (local_bytes_ + 15) / 16 * 16;
+  if (frame) {
+    BasicBlock* overflow = BasicBlock::Create(ctx(), "stack_overflow", fn_);
+    Value* stride = block_field(offsetof(BlockState, local_stride), b_.getInt64Ty());
+    b_.CreateCondBr(b_.CreateICmpUGT(b_.CreateAdd(local_sp_, b_.getInt64(frame)), stride), overflow, body_);
+    b_.SetInsertPoint(overflow);
+    stop_thread(kThreadTrapped);
+  } else {
+    b_.CreateBr(body_);
+  }
+  b_.SetInsertPoint(body_);
+  scopes_.emplace_back(); // the parameters' scope
+  for (size_t i = 0; i < f_.params.size(); ++i) {
+    const ptx::VarDecl& p = f_.params[i];
+    if (p.space == ptx::Modifier::Reg) {
+      declare(p);
+      Register* r = reg(p.name);
+      Value* at = b_.CreateLoad(b_.getPtrTy(), b_.CreateConstGEP1_64(b_.getPtrTy(), argv_, i));
+      b_.CreateStore(b_.CreateLoad(r->type, at), r->storage);
+    } else {
+      func_params_[p.name] = i;
+    }
+  }
+  for (size_t i = 0; i < f_.returns.size(); ++i) {
+    const ptx::VarDecl& r = f_.returns[i];
+    if (r.space == ptx::Modifier::Reg)
+      declare(r);
+    else
+      func_returns_[r.name] = i;
+  }
+  collect_labels(*f_.body);
+  lower_block(*f_.body);
+  for (BasicBlock& bb : *fn_)
+    if (!bb.getTerminator()) {
+      b_.SetInsertPoint(&bb);
+      return_from_function();
+    }
+  scopes_.pop_back();
+  ModuleLowering::FunctionFacts& facts = lowering_.facts[fn_];
+  facts.frame = frame;
+}
+
+// `ret` in a .func: .reg return values go to their storage.
+void FunctionLowering::return_from_function() {
+  for (size_t i = 0; i < f_.returns.size(); ++i) {
+    const ptx::VarDecl& r = f_.returns[i];
+    if (r.space != ptx::Modifier::Reg)
+      continue;
+    Register* reg_ = reg(r.name);
+    Value* at = b_.CreateLoad(b_.getPtrTy(), b_.CreateConstGEP1_64(b_.getPtrTy(), retv_, i));
+    b_.CreateStore(b_.CreateLoad(reg_->type, reg_->storage), at);
+  }
+  b_.CreateRetVoid();
+}
+
 // ---------------------------------------------------------------- module
 
 ModuleLowering::ModuleLowering(const runtime::Program& program)
     : program_(program), context_(std::make_unique<LLVMContext>()),
-      module_(std::make_unique<Module>("mimic", *context_)) {}
+      module_(std::make_unique<Module>("mimic", *context_)) {
+  for (const auto& m : program.modules)
+    for (const ptx::TopLevel& item : m->items)
+      if (item.kind == ptx::DirectiveKind::Function && !item.function->is_entry) {
+        auto& slot = functions_[item.function->name];
+        if (!slot || (!slot->body && item.function->body))
+          slot = item.function;
+      }
+}
+
+const ptx::Function* ModuleLowering::ptx_function(std::string_view name) const {
+  auto it = functions_.find(name);
+  return it == functions_.end() ? nullptr : it->second;
+}
+
+namespace {
+
+void names_in(const ptx::Operand& op, std::vector<std::string_view>& out) {
+  if (op.kind == ptx::OperandKind::Name)
+    out.push_back(op.name_view());
+  else if (op.kind == ptx::OperandKind::Address || op.kind == ptx::OperandKind::Vector ||
+           op.kind == ptx::OperandKind::List)
+    for (const ptx::Operand& e : op.children())
+      names_in(e, out);
+}
+
+void names_in(const ptx::Block& b, std::vector<std::string_view>& out) {
+  for (const ptx::Statement& s : b.statements)
+    if (s.kind == ptx::StatementKind::Instruction)
+      for (const ptx::Operand& op : s.instruction->ops())
+        names_in(op, out);
+    else if (s.kind == ptx::StatementKind::Block)
+      names_in(*s.block, out);
+}
+
+} // namespace
+
+// Whether `f` names a module-level .shared variable, itself or through what it calls.
+bool ModuleLowering::reaches_shared(const ptx::Function& f) {
+  if (auto it = reaches_shared_.find(&f); it != reaches_shared_.end())
+    return it->second;
+  reaches_shared_[&f] = false; // recursion: assume not while looking
+  bool found = false;
+  if (f.body) {
+    std::vector<std::string_view> names;
+    names_in(*f.body, names);
+    for (std::string_view n : names) {
+      for (const auto& m : program_.modules)
+        for (const ptx::TopLevel& item : m->items)
+          if (item.kind == ptx::DirectiveKind::Var && item.var->space == ptx::Modifier::Shared && item.var->name == n)
+            found = true;
+      if (found)
+        break;
+      if (const ptx::Function* g = ptx_function(n); g && g != &f && reaches_shared(*g)) {
+        found = true;
+        break;
+      }
+    }
+  }
+  reaches_shared_[&f] = found;
+  return found;
+}
+
+Function* ModuleLowering::callee(const ptx::Function& f, const runtime::KernelInfo& kernel, size_t kernel_index) {
+  std::string key(f.name);
+  if (reaches_shared(f))
+    key += "@kernel" + std::to_string(kernel_index);
+  if (auto failed = failed_callees_.find(key); failed != failed_callees_.end())
+    throw LoweringError{failed->second};
+  if (auto it = callees_.find(key); it != callees_.end())
+    return it->second;
+  Type* ptr = PointerType::get(*context_, 0);
+  FunctionType* type = FunctionType::get(Type::getVoidTy(*context_),
+                                         {ptr, ptr, ptr, Type::getInt32Ty(*context_), Type::getInt64Ty(*context_)}, false);
+  Function* fn = Function::Create(type, GlobalValue::InternalLinkage, "mimic_func." + key, module_.get());
+  callees_[key] = fn;
+  try {
+    FunctionLowering fl(*this, kernel, kernel_index, f, fn);
+    fl.run_function();
+  } catch (const LoweringError& e) {
+    std::string message = "in function '" + std::string(f.name) + "': " + e.message;
+    failed_callees_[key] = message;
+    callees_.erase(key);
+    fn->eraseFromParent();
+    throw LoweringError{message};
+  }
+  return fn;
+}
+
+bool ModuleLowering::reaches_grid_sync(Function* f) {
+  std::set<Function*> seen;
+  std::function<bool(Function*)> visit = [&](Function* g) {
+    if (!seen.insert(g).second)
+      return false;
+    const FunctionFacts& ff = facts[g];
+    if (ff.grid_sync)
+      return true;
+    for (Function* c : ff.callees)
+      if (visit(c))
+        return true;
+    return false;
+  };
+  return visit(f);
+}
+
+size_t ModuleLowering::call_stack_bytes(Function* f) {
+  // Deepest chain of frames below f; a cycle or an indirect call gets kRecursionStack.
+  std::map<Function*, int> state; // 1 on the path, 2 done
+  std::map<Function*, size_t> depth;
+  bool unbounded = false;
+  std::function<size_t(Function*)> visit = [&](Function* g) -> size_t {
+    if (state[g] == 1) {
+      unbounded = true;
+      return 0;
+    }
+    if (state[g] == 2)
+      return depth[g];
+    state[g] = 1;
+    const FunctionFacts& ff = facts[g];
+    unbounded |= ff.indirect;
+    size_t below = 0;
+    for (Function* c : ff.callees)
+      below = std::max(below, facts[c].frame + visit(c));
+    state[g] = 2;
+    return depth[g] = below;
+  };
+  size_t bytes = visit(f);
+  return unbounded ? bytes + kRecursionStack : bytes;
+}
 
 Function* ModuleLowering::sreg_fn() {
   if (!sreg_) {
@@ -610,9 +847,41 @@ Result<LoweredProgram> ModuleLowering::run() {
     try {
       FunctionLowering fl(*this, k, i);
       Function* fn = fl.run();
-      out.kernels.push_back({fn->getName().str(), fl.splits, fl.local_bytes(), fl.spill_slots});
+      size_t frame = (fl.local_bytes() + 15) / 16 * 16;
+      out.kernels.push_back({fn->getName().str(), fl.splits, frame + call_stack_bytes(fn), fl.spill_slots,
+                             reaches_grid_sync(fn)});
     } catch (const LoweringError& e) {
       failures += "\n  kernel '" + k.name + "': " + e.message;
+    }
+  }
+  // Functions whose addresses tables of function pointers hold are compiled too, with
+  // symbols the backend can look up.
+  if (!program_.kernels.empty()) {
+    std::vector<std::string_view> named;
+    std::function<void(const ptx::Operand&)> walk = [&](const ptx::Operand& op) {
+      if (op.kind == ptx::OperandKind::Name || op.kind == ptx::OperandKind::GenericOf ||
+          op.kind == ptx::OperandKind::MaskedName)
+        named.push_back(op.name_view());
+      else if (op.kind == ptx::OperandKind::InitList)
+        for (const ptx::Operand& e : op.children())
+          walk(e);
+    };
+    for (const auto& m : program_.modules)
+      for (const ptx::TopLevel& item : m->items)
+        if (item.kind == ptx::DirectiveKind::Var && item.var->init)
+          walk(*item.var->init);
+    std::set<std::string_view> done;
+    for (std::string_view n : named) {
+      const ptx::Function* f = ptx_function(n);
+      if (!f || !f->body || !done.insert(n).second)
+        continue;
+      try {
+        Function* fn = callee(*f, program_.kernels[0], 0);
+        fn->setLinkage(GlobalValue::ExternalLinkage);
+        out.address_taken.push_back({std::string(n), fn->getName().str()});
+      } catch (const LoweringError& e) {
+        failures += "\n  function '" + std::string(n) + "' (its address is in a global): " + e.message;
+      }
     }
   }
   if (!failures.empty())

@@ -30,6 +30,7 @@ struct LoweredKernel {
   std::vector<SplitKind> splits;    // kind of split point k at splits[k - 1]
   size_t local_bytes = 0;           // each thread's local frame
   unsigned spill_slots = 0;         // 8-byte slots per thread for registers live across splits
+  bool grid_sync = false;           // waits for other blocks (grid.sync): all blocks must run at once
 };
 
 struct LoweredProgram {
@@ -37,16 +38,13 @@ struct LoweredProgram {
   std::unique_ptr<llvm::Module> module;
   std::vector<LoweredKernel> kernels; // in Program::kernels order
   std::vector<std::string> globals;  // external globals the module uses
+  // .func whose address a global's initializer takes: PTX name -> LLVM symbol.
+  std::vector<std::pair<std::string, std::string>> address_taken;
 };
 
 // Intrinsics the lowering emits (each backend defines them):
 //   i32 @mimic.sreg(ptr %block, i32 %thread, i32 %which)   special registers, `which` from
 //   SpecialRegister; block-wide ones are BlockState::sreg[which].
-enum class SpecialRegister : int {
-  TidX, TidY, TidZ, NtidX, NtidY, NtidZ, CtaidX, CtaidY, CtaidZ, NctaidX, NctaidY, NctaidZ,
-  LaneId, WarpId, NWarpId, SmId, NSmId, GridIdLo, LanemaskEq, LanemaskLe, LanemaskLt, LanemaskGe,
-  LanemaskGt, DynamicSmemSize, TotalSmemSize, Count_
-};
 
 Result<LoweredProgram> lower(const runtime::Program& program);
 

@@ -35,6 +35,23 @@ public:
   llvm::Function* helper(const char* name, llvm::Type* result, std::initializer_list<llvm::Type*> params);
   // The external global standing for a module-level variable, or null if none is named so.
   llvm::GlobalVariable* global(std::string_view name);
+  // The PTX function of that name in the program (with a body or declared .extern).
+  const ptx::Function* ptx_function(std::string_view name) const;
+  // The LLVM function for a .func called from kernel `kernel`, lowered on first use
+  // (throws LoweringError naming the function when it cannot be). Functions that reach
+  // .shared variables are lowered once per kernel, as the kernel's layout places them.
+  llvm::Function* callee(const ptx::Function& f, const runtime::KernelInfo& kernel, size_t kernel_index);
+  // Bytes of local memory a thread needs for the calls `f` makes (the deepest chain;
+  // kRecursionStack when the chain is recursive or goes through a function pointer).
+  size_t call_stack_bytes(llvm::Function* f);
+  struct FunctionFacts {
+    size_t frame = 0;                      // its own .local frame, 16-byte aligned
+    std::vector<llvm::Function*> callees;  // direct calls
+    bool indirect = false;                 // calls through a pointer
+    bool grid_sync = false;                // reads the grid workspace (%envreg)
+  };
+  bool reaches_grid_sync(llvm::Function* f);
+  std::map<llvm::Function*, FunctionFacts> facts;
 
 private:
   const runtime::Program& program_;
@@ -44,13 +61,25 @@ private:
   std::map<std::string, llvm::Function*, std::less<>> helpers_;
   std::map<std::string, llvm::GlobalVariable*, std::less<>> globals_;
   std::vector<std::string> global_names_;
+  std::map<std::string_view, const ptx::Function*> functions_;
+  std::map<std::string, llvm::Function*, std::less<>> callees_;
+  std::map<std::string, std::string, std::less<>> failed_callees_;
+  std::map<const ptx::Function*, bool> reaches_shared_;
+  bool reaches_shared(const ptx::Function& f);
 };
+
+constexpr size_t kRecursionStack = 32 * 1024;
 
 class FunctionLowering {
 public:
   FunctionLowering(ModuleLowering& m, const runtime::KernelInfo& info, size_t index)
       : lowering_(m), info_(info), f_(*info.function), index_(index), b_(m.module()->getContext()) {}
+  // A .func reached from kernel `info` (index `index`), into `fn` (declared already).
+  FunctionLowering(ModuleLowering& m, const runtime::KernelInfo& info, size_t index, const ptx::Function& f,
+                   llvm::Function* fn)
+      : lowering_(m), info_(info), f_(f), index_(index), b_(m.module()->getContext()), fn_(fn), is_kernel_(false) {}
   llvm::Function* run();
+  void run_function();
   std::vector<SplitKind> splits; // kind of split point k at splits[k - 1]
   unsigned spill_slots = 0;      // registers kept per thread across split points
   size_t local_bytes() const { return local_bytes_; }
@@ -64,6 +93,7 @@ private:
   struct Scope {
     std::map<std::string_view, const ptx::VarDecl*> names;
     std::map<std::string_view, const ptx::VarDecl*> ranges;
+    std::map<std::string_view, llvm::AllocaInst*> params; // call sequences' .param variables
   };
 
   llvm::LLVMContext& ctx() { return b_.getContext(); }
@@ -100,6 +130,13 @@ private:
   void lower_memory(const ptx::Instruction& ins);
   void lower_atomic(const ptx::Instruction& ins);
   void lower_cvta(const ptx::Instruction& ins);
+  // lower_call.cpp: calls, the device runtime's functions (printf, assert, malloc)
+  void lower_call(const ptx::Instruction& ins);
+  bool lower_builtin_call(const ptx::Instruction& ins, std::string_view name, const ptx::Operand* rets,
+                          const ptx::Operand* args);
+  llvm::Value* param_storage(std::string_view name); // a call sequence's .param variable
+  void propagate_stop();                             // after a call whose callee stopped the thread
+  void return_from_function();
   // lower_sync.cpp: barriers and warp operations
   void lower_barrier(const ptx::Instruction& ins);
   void lower_warp(const ptx::Instruction& ins);
@@ -124,6 +161,11 @@ private:
   size_t index_;
   llvm::IRBuilder<> b_;
   llvm::Function* fn_ = nullptr;
+  bool is_kernel_ = true;
+  llvm::Value* local_sp_ = nullptr;  // offset of this function's frame in the thread's local window
+  llvm::Value* argv_ = nullptr;      // .func: pointers to each parameter's storage
+  llvm::Value* retv_ = nullptr;      // .func: pointers to each return value's storage
+  std::map<std::string_view, size_t> func_params_, func_returns_;
   llvm::Value* params_ = nullptr;
   llvm::Value* block_ = nullptr;    // BlockState*
   llvm::AllocaInst* thread_ = nullptr; // the linear thread index the loop is at
@@ -140,6 +182,7 @@ private:
   std::vector<Scope> scopes_;
   std::unordered_map<std::string, Register> registers_;
   std::map<std::string_view, llvm::BasicBlock*> labels_;
+  std::map<std::string_view, std::span<const ptx::Name>> branch_tables_; // .branchtargets
   std::map<std::string_view, size_t> kernel_params_;
 };
 

@@ -81,9 +81,34 @@ void FunctionLowering::lower_instruction(const ptx::Instruction& ins) {
     return;
   }
   case Opcode::Ret:
+    if (!is_kernel_) {
+      return_from_function();
+      return;
+    }
+    stop_thread(kThreadExited);
+    return;
   case Opcode::Exit:
     stop_thread(kThreadExited);
     return;
+  case Opcode::Call:
+    return lower_call(ins);
+  case Opcode::Brx: {
+    // brx.idx index, table: a jump through a .branchtargets list; an index past its end
+    // traps (PTX leaves it undefined).
+    if (ins.num_operands != 2 || ins.operands[1].kind != ptx::OperandKind::Name)
+      unsupported(ins, "brx.idx needs an index and a .branchtargets label");
+    auto table = branch_tables_.find(ins.operands[1].name_view());
+    if (table == branch_tables_.end())
+      unsupported(ins, "'" + std::string(ins.operands[1].name_view()) + "' is not a .branchtargets list");
+    Value* index = value(ins, ins.operands[0], b_.getInt32Ty(), false);
+    BasicBlock* out_of_range = BasicBlock::Create(ctx(), "brx_out_of_range", fn_);
+    SwitchInst* sw = b_.CreateSwitch(index, out_of_range, unsigned(table->second.size()));
+    for (size_t i = 0; i < table->second.size(); ++i)
+      sw->addCase(b_.getInt32(uint32_t(i)), label(ins, table->second[i]));
+    b_.SetInsertPoint(out_of_range);
+    stop_thread(kThreadTrapped);
+    return;
+  }
   case Opcode::Trap:
     stop_thread(kThreadTrapped);
     return;
@@ -171,13 +196,34 @@ void FunctionLowering::lower_atomic(const ptx::Instruction& ins) {
   }
   Modifier t = instruction_type(ins);
   Type* ty = type_of(t);
-  if (!ty || t == Modifier::F16 || t == Modifier::Bf16 || t == Modifier::F16x2 || t == Modifier::Bf16x2 ||
-      ty->getPrimitiveSizeInBits() < 32)
-    unsupported(ins, "atomics on this type are not supported yet");
   bool red = ins.opcode == Opcode::Red;
   size_t first = red ? 0 : 1;
   if (ins.num_operands < first + 2)
     unsupported(ins, "missing operands");
+  // Halves (f16, bf16 and their pairs) are held as integers: the operation is on the
+  // floating-point view of the same bits.
+  Type* half_view = t == Modifier::F16      ? b_.getHalfTy()
+                    : t == Modifier::Bf16   ? b_.getBFloatTy()
+                    : t == Modifier::F16x2  ? static_cast<Type*>(FixedVectorType::get(b_.getHalfTy(), 2))
+                    : t == Modifier::Bf16x2 ? static_cast<Type*>(FixedVectorType::get(b_.getBFloatTy(), 2))
+                                            : nullptr;
+  if (!ty || (ty->getPrimitiveSizeInBits() < 32 && !half_view && !has(ins, Modifier::Cas) &&
+              !has(ins, Modifier::Exch)))
+    unsupported(ins, "atomics on this type are not supported yet");
+  if (half_view && !has(ins, Modifier::Cas) && !has(ins, Modifier::Exch)) {
+    Value* ptr = address(ins, ins.operands[first], space);
+    AtomicRMWInst::BinOp op = has(ins, Modifier::Add)   ? AtomicRMWInst::FAdd
+                              : has(ins, Modifier::Min) ? AtomicRMWInst::FMin
+                              : has(ins, Modifier::Max) ? AtomicRMWInst::FMax
+                                                        : AtomicRMWInst::BAD_BINOP;
+    if (op == AtomicRMWInst::BAD_BINOP)
+      unsupported(ins, "this atomic operation on halves is not supported");
+    Value* v = b_.CreateBitCast(value(ins, ins.operands[first + 1], ty, false), half_view);
+    Value* old = b_.CreateAtomicRMW(op, ptr, v, MaybeAlign(), AtomicOrdering::SequentiallyConsistent);
+    if (!red)
+      store(ins, ins.operands[0], b_.CreateBitCast(old, ty), false);
+    return;
+  }
   Value* ptr = address(ins, ins.operands[first], space);
   bool fp = is_float(t), sgn = is_signed(t);
   Value* v = value(ins, ins.operands[first + 1], ty, sgn);

@@ -21,6 +21,12 @@ struct Program;
 class CompiledProgram {
 public:
   virtual ~CompiledProgram() = default;
+  // The device address of a .func whose address a global's initializer takes (a table of
+  // function pointers), or 0 when the program has no such function.
+  virtual uint64_t function_address(std::string_view name) const {
+    (void)name;
+    return 0;
+  }
 };
 
 struct LaunchShape {

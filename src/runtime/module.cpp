@@ -54,25 +54,6 @@ Result<Module*> create_module(Context* context, std::shared_ptr<Program> program
     m->globals[g.name] = {p.value(), g.size};
   }
   Module* raw = m.get();
-  auto address_of = [raw](std::string_view name) -> Result<uint64_t> {
-    auto it = raw->globals.find(name);
-    if (it == raw->globals.end())
-      return Error("an initializer takes the address of '" + std::string(name) +
-                   "', which is not a global variable of this module");
-    return uint64_t(reinterpret_cast<uintptr_t>(it->second.address));
-  };
-  for (const GlobalInfo& g : program->globals) {
-    auto& mem = m->globals[g.name];
-    std::vector<uint8_t> bytes(g.size);
-    if (Status s = initialize_global(g, bytes.data(), address_of); !s) {
-      for (auto& [name, gm] : m->globals)
-        release(gm.address, {MemoryKind::Device, MemoryKind::Managed});
-      return Error(program->origin + ": " + s.error().message(), CUDA_ERROR_INVALID_PTX);
-    }
-    const Device& d = *context->device;
-    if (Status s = d.backend().copy(mem.address, bytes.data(), g.size); !s)
-      return Error(s.error().message(), CUDA_ERROR_UNKNOWN);
-  }
   // Compile for the device: a kernel that cannot be translated fails the load, by name.
   {
     std::map<std::string, void*, std::less<>> addresses;
@@ -86,6 +67,29 @@ Result<Module*> create_module(Context* context, std::shared_ptr<Program> program
       return compiled.error();
     }
     m->compiled = std::move(compiled.value());
+  }
+  // Initializers may take the addresses of globals and of device functions.
+  auto address_of = [raw](std::string_view name) -> Result<uint64_t> {
+    auto it = raw->globals.find(name);
+    if (it != raw->globals.end())
+      return uint64_t(reinterpret_cast<uintptr_t>(it->second.address));
+    if (raw->compiled)
+      if (uint64_t f = raw->compiled->function_address(name))
+        return f;
+    return Error("an initializer takes the address of '" + std::string(name) +
+                 "', which is not a global variable or function of this module");
+  };
+  for (const GlobalInfo& g : program->globals) {
+    auto& mem = m->globals[g.name];
+    std::vector<uint8_t> bytes(g.size);
+    if (Status s = initialize_global(g, bytes.data(), address_of); !s) {
+      for (auto& [name, gm] : m->globals)
+        release(gm.address, {MemoryKind::Device, MemoryKind::Managed});
+      return Error(program->origin + ": " + s.error().message(), CUDA_ERROR_INVALID_PTX);
+    }
+    const Device& d = *context->device;
+    if (Status s = d.backend().copy(mem.address, bytes.data(), g.size); !s)
+      return Error(s.error().message(), CUDA_ERROR_UNKNOWN);
   }
   m.release();
   registry<Module>().add(raw);

@@ -40,6 +40,7 @@ struct CompiledKernel {
   size_t local_bytes = 0;
   unsigned spill_slots = 0;
   size_t shared_bytes = 0; // static shared memory (dynamic starts at dynamic_offset)
+  bool grid_sync = false;  // blocks wait for each other: all run at once
   size_t dynamic_offset = 0;
 };
 
@@ -47,6 +48,12 @@ class CpuCompiledProgram final : public runtime::CompiledProgram {
 public:
   std::unique_ptr<llvm::orc::LLJIT> jit;
   std::vector<CompiledKernel> kernels;
+  std::map<std::string, uint64_t, std::less<>> functions; // address-taken .func
+
+  uint64_t function_address(std::string_view name) const override {
+    auto it = functions.find(name);
+    return it == functions.end() ? 0 : it->second;
+  }
 };
 
 // i32 @mimic.sreg(ptr %block, i32 %t, i32 %which): thread-dependent registers are derived
@@ -169,6 +176,10 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
   helper("mimic_warp_vote", &codegen::mimic_warp_vote);
   helper("mimic_warp_match", &codegen::mimic_warp_match);
   helper("mimic_warp_redux", &codegen::mimic_warp_redux);
+  helper("mimic_vprintf", &codegen::mimic_vprintf);
+  helper("mimic_assert_fail", &codegen::mimic_assert_fail);
+  helper("mimic_device_malloc", &codegen::mimic_device_malloc);
+  helper("mimic_device_free", &codegen::mimic_device_free);
   if (!symbols.empty())
     if (llvm::Error e = dylib.define(llvm::orc::absoluteSymbols(std::move(symbols))))
       return Error("binding globals: " + llvm::toString(std::move(e)), CUDA_ERROR_UNKNOWN);
@@ -193,9 +204,17 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
     k.splits = lk.splits;
     k.local_bytes = lk.local_bytes;
     k.spill_slots = lk.spill_slots;
+    k.grid_sync = lk.grid_sync;
     k.shared_bytes = program.kernels[i].static_shared_bytes;
     k.dynamic_offset = program.kernels[i].dynamic_shared_offset;
     out->kernels.push_back(std::move(k));
+  }
+  for (const auto& [name, symbol] : lp.address_taken) {
+    auto address = out->jit->lookup(symbol);
+    if (!address)
+      return Error(program.origin + ": compiling function " + name + ": " + llvm::toString(address.takeError()),
+                   CUDA_ERROR_INVALID_PTX);
+    out->functions[name] = address->getValue();
   }
   return std::shared_ptr<runtime::CompiledProgram>(std::move(out));
 }
@@ -276,11 +295,16 @@ enum : uint8_t { Runnable, Waiting, Done };
 // Runs one block to completion; returns CUDA_SUCCESS or the error a trap gives.
 CUresult run_block(const CompiledKernel& k, const void* args, BlockState& bs, Scratch& s) {
   const uint32_t n = bs.nthreads;
+  // Calls read next[t] to see whether their callee ended the thread.
+  std::fill_n(s.next.begin(), n, 0u);
+  auto ended = [](uint32_t stop) {
+    return stop == codegen::kThreadTrapped ? CUDA_ERROR_LAUNCH_FAILED : CUDA_ERROR_ASSERT;
+  };
   if (k.splits.empty()) {
     k.entry(args, &bs, 0, n, codegen::kResumeStart);
     for (uint32_t t = 0; t < n; ++t)
-      if (s.next[t] == codegen::kThreadTrapped)
-        return CUDA_ERROR_LAUNCH_FAILED;
+      if (s.next[t] == codegen::kThreadTrapped || s.next[t] == codegen::kThreadAsserted)
+        return ended(s.next[t]);
     return CUDA_SUCCESS;
   }
   std::fill_n(s.resume.begin(), n, codegen::kResumeStart);
@@ -304,8 +328,8 @@ CUresult run_block(const CompiledKernel& k, const void* args, BlockState& bs, Sc
         if (stop == codegen::kThreadExited) {
           s.status[i] = Done;
           ++done;
-        } else if (stop == codegen::kThreadTrapped) {
-          return CUDA_ERROR_LAUNCH_FAILED;
+        } else if (stop == codegen::kThreadTrapped || stop == codegen::kThreadAsserted) {
+          return ended(stop);
         } else {
           s.resume[i] = stop;
           if (k.splits[stop - 1] == codegen::SplitKind::Arrive) {
@@ -426,8 +450,15 @@ CUresult launch_on_cpu(runtime::CompiledProgram& compiled, size_t kernel, const 
   const uint64_t blocks = uint64_t(shape.grid[0]) * shape.grid[1] * shape.grid[2];
   const uint32_t n = shape.block[0] * shape.block[1] * shape.block[2];
   unsigned workers = std::max(1u, std::thread::hardware_concurrency());
+  // A grid that synchronises (cooperative groups' grid.sync) needs every block resident:
+  // one host thread per block. The launch checked the grid against the resident limit.
+  if (k.grid_sync)
+    workers = unsigned(std::min<uint64_t>(blocks, 4096));
   if (uint64_t(workers) > blocks)
     workers = unsigned(blocks);
+  // The grid's workspace (%envreg1:%envreg2), zeroed for each launch.
+  std::vector<uint64_t> workspace(16, 0);
+  const uint64_t workspace_address = reinterpret_cast<uintptr_t>(workspace.data());
   const size_t shared_bytes = std::max(k.shared_bytes, k.dynamic_offset + shape.dynamic_shared_bytes);
   const size_t local_stride = (k.local_bytes + 15) / 16 * 16;
   std::atomic<uint64_t> next{0};
@@ -464,6 +495,8 @@ CUresult launch_on_cpu(runtime::CompiledProgram& compiled, size_t kernel, const 
     set(R::NSmId, std::max(1u, std::thread::hardware_concurrency()));
     set(R::DynamicSmemSize, uint32_t(shape.dynamic_shared_bytes));
     set(R::TotalSmemSize, uint32_t(shared_bytes));
+    set(R::EnvReg1, uint32_t(workspace_address >> 32));
+    set(R::EnvReg2, uint32_t(workspace_address));
     for (int i = 0; i < 3; ++i)
       bs.block_dim[i] = shape.block[i];
     bs.nthreads = n;
@@ -500,7 +533,7 @@ CUresult launch_on_cpu(runtime::CompiledProgram& compiled, size_t kernel, const 
     }
     t_fault_jump = &jump;
     // Blocks are handed out in chunks so that small blocks do not contend on the counter.
-    const uint64_t chunk = std::max<uint64_t>(1, blocks / (uint64_t(workers) * 16));
+    const uint64_t chunk = k.grid_sync ? 1 : std::max<uint64_t>(1, blocks / (uint64_t(workers) * 16));
     for (uint64_t first; !failed.load(std::memory_order_relaxed) && (first = next.fetch_add(chunk)) < blocks;) {
       for (uint64_t b = first; b < std::min(blocks, first + chunk); ++b) {
         current = b;
@@ -511,7 +544,8 @@ CUresult launch_on_cpu(runtime::CompiledProgram& compiled, size_t kernel, const 
           std::lock_guard lock(error_mutex);
           if (error == CUDA_SUCCESS) {
             error = r;
-            fault = "kernel '" + k.name + "' executed a trap instruction";
+            fault = r == CUDA_ERROR_ASSERT ? "kernel '" + k.name + "' failed a device-side assertion"
+                                           : "kernel '" + k.name + "' executed a trap instruction";
           }
           failed = true;
           break;

@@ -1,0 +1,154 @@
+// The CUDA device runtime's functions as the CPU backend provides them: printf (vprintf
+// with CUDA's argument packing), the failure report of assert, and the device heap.
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "codegen/block_state.h"
+
+namespace mimic::codegen {
+
+namespace {
+
+// One argument of CUDA's packed printf buffer: each value at the next multiple of its
+// size; integers narrower than int are ints, float is promoted to double.
+template <typename T> T next_argument(const unsigned char*& at) {
+  uintptr_t p = reinterpret_cast<uintptr_t>(at);
+  p = (p + sizeof(T) - 1) & ~(uintptr_t(sizeof(T)) - 1);
+  T v;
+  std::memcpy(&v, reinterpret_cast<const void*>(p), sizeof(T));
+  at = reinterpret_cast<const unsigned char*>(p + sizeof(T));
+  return v;
+}
+
+void append_formatted(std::string& out, const char* spec, ...) {
+  char small[256];
+  va_list ap;
+  va_start(ap, spec);
+  int n = std::vsnprintf(small, sizeof small, spec, ap);
+  va_end(ap);
+  if (n < 0)
+    return;
+  if (size_t(n) < sizeof small) {
+    out.append(small, size_t(n));
+    return;
+  }
+  std::string big(size_t(n) + 1, '\0');
+  va_start(ap, spec);
+  std::vsnprintf(big.data(), big.size(), spec, ap);
+  va_end(ap);
+  out.append(big.data(), size_t(n));
+}
+
+} // namespace
+
+extern "C" int32_t mimic_vprintf(const char* format, const void* args) {
+  if (!format)
+    return -1;
+  std::string out;
+  const unsigned char* at = static_cast<const unsigned char*>(args);
+  for (const char* p = format; *p;) {
+    if (*p != '%') {
+      out.push_back(*p++);
+      continue;
+    }
+    if (p[1] == '%') {
+      out.push_back('%');
+      p += 2;
+      continue;
+    }
+    // %[flags][width][.precision][length]conversion
+    const char* start = p++;
+    while (*p && std::strchr("-+ #0", *p))
+      ++p;
+    while (*p >= '0' && *p <= '9')
+      ++p;
+    if (*p == '.') {
+      ++p;
+      while (*p >= '0' && *p <= '9')
+        ++p;
+    }
+    int longs = 0;
+    bool wide = false;
+    while (*p && std::strchr("hlLqjzt", *p)) {
+      if (*p == 'l' || *p == 'q')
+        ++longs;
+      if (*p == 'j' || *p == 'z' || *p == 't' || *p == 'q')
+        wide = true;
+      ++p;
+    }
+    char conversion = *p ? *p++ : '\0';
+    // The spec without its length modifiers, with the one printf needs for the value.
+    std::string spec(start, size_t(p - start));
+    std::string bare;
+    for (char ch : spec)
+      if (!std::strchr("hlLqjzt", ch))
+        bare.push_back(ch);
+    auto with_length = [&](const char* length) {
+      std::string s = bare;
+      s.insert(s.size() - 1, length);
+      return s;
+    };
+    if (!args && conversion && conversion != '%') {
+      out += spec;
+      continue;
+    }
+    switch (conversion) {
+    case 'd':
+    case 'i':
+    case 'u':
+    case 'x':
+    case 'X':
+    case 'o':
+    case 'c':
+      if (longs >= 1 || wide)
+        append_formatted(out, with_length("ll").c_str(), next_argument<long long>(at));
+      else
+        append_formatted(out, bare.c_str(), next_argument<int>(at));
+      break;
+    case 'f':
+    case 'F':
+    case 'e':
+    case 'E':
+    case 'g':
+    case 'G':
+    case 'a':
+    case 'A':
+      append_formatted(out, bare.c_str(), next_argument<double>(at));
+      break;
+    case 's': {
+      const char* text = reinterpret_cast<const char*>(next_argument<uint64_t>(at));
+      append_formatted(out, bare.c_str(), text ? text : "(null)");
+      break;
+    }
+    case 'p':
+      append_formatted(out, bare.c_str(), reinterpret_cast<void*>(next_argument<uint64_t>(at)));
+      break;
+    default: // not a conversion CUDA knows: printed as written
+      out += spec;
+      break;
+    }
+  }
+  flockfile(stdout);
+  fwrite(out.data(), 1, out.size(), stdout);
+  funlockfile(stdout);
+  return int32_t(out.size());
+}
+
+extern "C" void mimic_assert_fail(const BlockState* block, uint32_t t, const char* message, const char* file,
+                                  uint32_t line, const char* function) {
+  using R = SpecialRegister;
+  const uint32_t nx = block->block_dim[0], ny = block->block_dim[1];
+  std::fprintf(stderr, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n",
+               file ? file : "?", line, function ? function : "?", block->sreg[size_t(R::CtaidX)],
+               block->sreg[size_t(R::CtaidY)], block->sreg[size_t(R::CtaidZ)], t % nx, (t / nx) % ny, t / (nx * ny),
+               message ? message : "?");
+}
+
+extern "C" void* mimic_device_malloc(uint64_t bytes) { return std::malloc(bytes ? bytes : 1); }
+
+extern "C" void mimic_device_free(void* pointer) { std::free(pointer); }
+
+} // namespace mimic::codegen
