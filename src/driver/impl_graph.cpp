@@ -475,6 +475,30 @@ CUresult is_capturing(CUstream h, CUstreamCaptureStatus* status, bool per_thread
   return capture_info(h, per_thread, status, nullptr, nullptr, nullptr, nullptr, nullptr);
 }
 
+// A conditional node: its handle and kind checked, its empty body graphs made and handed
+// back through phGraph_out for the application to fill.
+CUresult conditional_node(const CUDA_CONDITIONAL_NODE_PARAMS& p, GraphNode& node) {
+  runtime::ConditionalHandle* h = runtime::find_conditional(p.handle);
+  if (!h || !p.phGraph_out) return CUDA_ERROR_INVALID_VALUE;
+  runtime::Context* c = nullptr;
+  if (CUresult r = context_or_current(p.ctx, c); !c) return r;
+  bool size_ok = p.type == CU_GRAPH_COND_TYPE_IF       ? p.size == 1 || p.size == 2
+                 : p.type == CU_GRAPH_COND_TYPE_WHILE  ? p.size == 1
+                 : p.type == CU_GRAPH_COND_TYPE_SWITCH ? p.size >= 1
+                                                       : false;
+  if (!size_ok) return CUDA_ERROR_INVALID_VALUE;
+  node = GraphNode{};
+  node.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+  node.context = c;
+  node.condition = h;
+  node.condition_type = p.type;
+  for (unsigned i = 0; i < p.size; ++i) {
+    node.bodies.push_back(runtime::create_graph());
+    p.phGraph_out[i] = runtime::to_handle(node.bodies.back());
+  }
+  return CUDA_SUCCESS;
+}
+
 // A node from the generic parameters of cuGraphAddNode / cuGraphNodeSetParams.
 CUresult node_from_params(const CUgraphNodeParams* p, GraphNode& node) {
   if (!p) return CUDA_ERROR_INVALID_VALUE;
@@ -521,8 +545,10 @@ CUresult node_from_params(const CUgraphNodeParams* p, GraphNode& node) {
   }
   case CU_GRAPH_NODE_TYPE_MEM_FREE:
     return mem_free_node(p->free.dptr, node);
+  case CU_GRAPH_NODE_TYPE_CONDITIONAL:
+    return conditional_node(p->conditional, node);
   default:
-    return CUDA_ERROR_NOT_SUPPORTED; // semaphore, batch-op and conditional nodes
+    return CUDA_ERROR_NOT_SUPPORTED; // semaphore and batch-op nodes
   }
 }
 
@@ -533,6 +559,9 @@ CUresult add_generic(CUgraphNode* out, CUgraph hg, const CUgraphNode* deps,
   if (CUresult r = node_from_params(p, node)) return r;
   CUresult r = add(out, hg, deps, count, node);
   if (r != CUDA_SUCCESS && node.child) runtime::destroy_graph(node.child);
+  if (r != CUDA_SUCCESS)
+    for (Graph* body : node.bodies)
+      runtime::destroy_graph(body);
   if (node.type == CU_GRAPH_NODE_TYPE_MEM_ALLOC) {
     if (r != CUDA_SUCCESS)
       runtime::release(ptr(node.mem_alloc.dptr), {runtime::MemoryKind::Device});
@@ -1099,6 +1128,17 @@ CUresult cuGraphExecEventWaitNodeSetEvent_v11010(CUgraphExec e, CUgraphNode n, C
 
 // ---- generic node parameters, node enabling, debugging
 
+CUresult cuGraphConditionalHandleCreate_v12030(CUgraphConditionalHandle* out, CUgraph hg, CUcontext ctx,
+                                               unsigned int defaultLaunchValue, unsigned int flags) {
+  Graph* g;
+  if (CUresult r = graph_of(hg, g)) return r;
+  runtime::Context* c = nullptr;
+  if (CUresult r = context_or_current(ctx, c); !c) return r;
+  if (!out || (flags & ~unsigned(CU_GRAPH_COND_ASSIGN_DEFAULT))) return CUDA_ERROR_INVALID_VALUE;
+  *out = runtime::to_handle(runtime::create_conditional(g, c, defaultLaunchValue, flags));
+  return CUDA_SUCCESS;
+}
+
 CUresult cuGraphAddNode_v12020(CUgraphNode* out, CUgraph g, const CUgraphNode* deps, size_t n,
                                CUgraphNodeParams* p) {
   return add_generic(out, g, deps, nullptr, n, p);
@@ -1113,7 +1153,7 @@ CUresult cuGraphNodeSetParams_v12020(CUgraphNode h, CUgraphNodeParams* p) {
   if (CUresult r = node_of(h, n)) return r;
   if (!p || p->type != n->type) return CUDA_ERROR_INVALID_VALUE;
   if (p->type == CU_GRAPH_NODE_TYPE_GRAPH || p->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC ||
-      p->type == CU_GRAPH_NODE_TYPE_MEM_FREE)
+      p->type == CU_GRAPH_NODE_TYPE_MEM_FREE || p->type == CU_GRAPH_NODE_TYPE_CONDITIONAL)
     return CUDA_ERROR_NOT_SUPPORTED;
   GraphNode node;
   if (CUresult r = node_from_params(p, node)) return r;
@@ -1123,7 +1163,7 @@ CUresult cuGraphNodeSetParams_v12020(CUgraphNode h, CUgraphNodeParams* p) {
 
 CUresult cuGraphExecNodeSetParams_v12020(CUgraphExec e, CUgraphNode n, CUgraphNodeParams* p) {
   if (p && (p->type == CU_GRAPH_NODE_TYPE_GRAPH || p->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC ||
-            p->type == CU_GRAPH_NODE_TYPE_MEM_FREE))
+            p->type == CU_GRAPH_NODE_TYPE_MEM_FREE || p->type == CU_GRAPH_NODE_TYPE_CONDITIONAL))
     return CUDA_ERROR_NOT_SUPPORTED;
   GraphNode node;
   CUresult built = node_from_params(p, node);

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "runtime/handle.h"
+#include "support/log.h"
 
 namespace mimic::runtime {
 
@@ -25,6 +26,11 @@ HandleRegistry<GraphNode>& node_registry() {
 
 HandleRegistry<GraphExec>& exec_registry() {
   static auto* r = new HandleRegistry<GraphExec>;
+  return *r;
+}
+
+HandleRegistry<ConditionalHandle>& conditional_registry() {
+  static auto* r = new HandleRegistry<ConditionalHandle>;
   return *r;
 }
 
@@ -62,6 +68,8 @@ void forget_graph_contents(Graph* g) {
   for (GraphNode* n : g->nodes) {
     node_registry().remove(n);
     if (n->child && graph_registry().remove(n->child)) forget_graph_contents(n->child);
+    for (Graph* body : n->bodies)
+      if (graph_registry().remove(body)) forget_graph_contents(body);
   }
 }
 
@@ -131,6 +139,45 @@ GraphExec::Step step_of(GraphNode* n) {
   return step;
 }
 
+bool flatten(const Graph* g, std::vector<GraphExec::Step>& steps);
+
+CUresult run_steps(const std::vector<GraphExec::Step>& steps) {
+  for (const GraphExec::Step& s : steps) {
+    if (!s.work || !s.enabled) continue;
+    if (CUresult r = s.work(); r != CUDA_SUCCESS) return r;
+  }
+  return CUDA_SUCCESS;
+}
+
+// The work of a conditional node: its bodies, each flattened, run as its handle says.
+Work conditional_work(ConditionalHandle* h, CUgraphConditionalNodeType type,
+                      std::shared_ptr<const std::vector<std::vector<GraphExec::Step>>> bodies) {
+  return [h, type, bodies]() -> CUresult {
+    unsigned v = h->value.load();
+    switch (type) {
+    case CU_GRAPH_COND_TYPE_IF:
+      if (v) return run_steps((*bodies)[0]);
+      return bodies->size() > 1 ? run_steps((*bodies)[1]) : CUDA_SUCCESS;
+    case CU_GRAPH_COND_TYPE_SWITCH:
+      return v < bodies->size() ? run_steps((*bodies)[v]) : CUDA_SUCCESS;
+    case CU_GRAPH_COND_TYPE_WHILE:
+      while (h->value.load()) {
+        uint64_t writes = h->writes.load();
+        if (CUresult r = run_steps((*bodies)[0])) return r;
+        if (h->writes.load() == writes && h->value.load()) {
+          // Nothing set the condition: the loop would never end (on a GPU it hangs).
+          warn_once("while-conditional", "a WHILE conditional node ran its body without its condition "
+                                         "changing, so it would never end; kernels cannot set conditions "
+                                         "(cudaGraphSetConditional) on Mimic yet");
+          return CUDA_ERROR_NOT_SUPPORTED;
+        }
+      }
+      return CUDA_SUCCESS;
+    }
+    return CUDA_ERROR_INVALID_VALUE;
+  };
+}
+
 bool flatten(const Graph* g, std::vector<GraphExec::Step>& steps) {
   std::vector<GraphNode*> order = topological_order(g);
   if (order.size() != g->nodes.size()) return false;
@@ -139,9 +186,38 @@ bool flatten(const Graph* g, std::vector<GraphExec::Step>& steps) {
       if (!flatten(n->child, steps)) return false;
       continue;
     }
+    if (n->type == CU_GRAPH_NODE_TYPE_CONDITIONAL) {
+      auto bodies = std::make_shared<std::vector<std::vector<GraphExec::Step>>>(n->bodies.size());
+      for (size_t i = 0; i < n->bodies.size(); ++i)
+        if (!flatten(n->bodies[i], (*bodies)[i])) return false;
+      GraphExec::Step step = step_of(n);
+      step.work = conditional_work(n->condition, n->condition_type, std::move(bodies));
+      steps.push_back(std::move(step));
+      continue;
+    }
     steps.push_back(step_of(n));
   }
   return true;
+}
+
+// What conditional bodies may hold (as CUDA): kernels, empty nodes, child graphs, memsets,
+// memcopies and conditionals, at any depth. Empty when `g` is fine.
+std::string check_conditionals(const Graph* g, bool in_body, std::vector<ConditionalHandle*>& handles) {
+  for (const GraphNode* n : g->nodes) {
+    if (in_body && n->type != CU_GRAPH_NODE_TYPE_KERNEL && n->type != CU_GRAPH_NODE_TYPE_EMPTY &&
+        n->type != CU_GRAPH_NODE_TYPE_GRAPH && n->type != CU_GRAPH_NODE_TYPE_MEMSET &&
+        n->type != CU_GRAPH_NODE_TYPE_MEMCPY && n->type != CU_GRAPH_NODE_TYPE_CONDITIONAL)
+      return "a conditional node's body holds a node of type " + std::to_string(int(n->type)) +
+             "; bodies may hold only kernel, empty, child graph, memset, memcpy and conditional nodes";
+    if (n->child)
+      if (std::string e = check_conditionals(n->child, in_body, handles); !e.empty()) return e;
+    if (n->type != CU_GRAPH_NODE_TYPE_CONDITIONAL) continue;
+    if (std::find(handles.begin(), handles.end(), n->condition) == handles.end())
+      handles.push_back(n->condition);
+    for (const Graph* body : n->bodies)
+      if (std::string e = check_conditionals(body, true, handles); !e.empty()) return e;
+  }
+  return {};
 }
 
 } // namespace
@@ -193,6 +269,8 @@ CUresult destroy_node(GraphNode* n) {
   for (GraphNode* m : g->nodes)
     std::erase(m->dependencies, n);
   if (n->child) forget_graph(n->child);
+  for (Graph* body : n->bodies)
+    forget_graph(body);
   return CUDA_SUCCESS;
 }
 
@@ -226,6 +304,8 @@ Graph* clone_graph(const Graph* g) {
     m->graph = c;
     m->cloned_from = n;
     if (n->child) m->child = clone_graph(n->child);
+    for (Graph*& body : m->bodies)
+      body = clone_graph(body);
     copy_of[n] = m;
     c->nodes.push_back(m);
   }
@@ -241,6 +321,26 @@ Graph* clone_graph(const Graph* g) {
   return c;
 }
 
+ConditionalHandle* create_conditional(Graph* graph, Context* context, unsigned default_value, unsigned flags) {
+  auto* h = new ConditionalHandle;
+  h->graph = graph;
+  h->context = context;
+  h->default_value = default_value;
+  h->flags = flags;
+  h->value = default_value;
+  conditional_registry().add(h);
+  return h;
+}
+
+ConditionalHandle* find_conditional(CUgraphConditionalHandle handle) {
+  return conditional_registry().find(reinterpret_cast<const void*>(uintptr_t(handle)));
+}
+
+void set_conditional(ConditionalHandle* h, unsigned value) {
+  h->value = value;
+  ++h->writes;
+}
+
 GraphNode* find_in_clone(const GraphNode* original, const Graph* clone) {
   for (GraphNode* n : clone->nodes)
     if (n->cloned_from == original) return n;
@@ -249,6 +349,8 @@ GraphNode* find_in_clone(const GraphNode* original, const Graph* clone) {
 
 Result<GraphExec*> instantiate(Graph* g, unsigned long long flags) {
   auto exec = std::make_unique<GraphExec>();
+  if (std::string e = check_conditionals(g, false, exec->conditionals); !e.empty())
+    return Error(e, CUDA_ERROR_INVALID_VALUE);
   if (!flatten(g, exec->steps))
     return Error("the graph has a dependency cycle", CUDA_ERROR_INVALID_VALUE);
   exec->flags = flags;
@@ -274,10 +376,12 @@ CUresult destroy_exec(GraphExec* e) {
 CUresult launch_graph(GraphExec* exec, Stream* stream) {
   std::vector<GraphExec::Step> steps;
   std::shared_ptr<void> refs; // user objects live until this launch has run
+  std::vector<ConditionalHandle*> conditionals;
   {
     std::lock_guard lock(exec->mutex);
     steps = exec->steps;
     refs = exec->user_object_refs;
+    conditionals = exec->conditionals;
   }
   // Event waits hold the whole launch until the records they name have run.
   std::vector<std::pair<Stream*, uint64_t>> after;
@@ -293,12 +397,10 @@ CUresult launch_graph(GraphExec* exec, Stream* stream) {
         std::find(recorded.begin(), recorded.end(), s.event) == recorded.end())
       after.emplace_back(s.event->stream, s.event->sequence);
   }
-  auto run = [steps = std::move(steps), refs] {
-    for (const GraphExec::Step& s : steps) {
-      if (!s.work || !s.enabled) continue;
-      if (CUresult r = s.work(); r != CUDA_SUCCESS) return r;
-    }
-    return CUDA_SUCCESS;
+  auto run = [steps = std::move(steps), refs, conditionals = std::move(conditionals)] {
+    for (ConditionalHandle* h : conditionals)
+      if (h->flags & CU_GRAPH_COND_ASSIGN_DEFAULT) h->value = h->default_value;
+    return run_steps(steps);
   };
   if (is_capturing(stream)) {
     // Launched into a capture: the whole launch is one node of the capturing graph.

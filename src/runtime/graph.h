@@ -10,6 +10,7 @@
 // joins the capture. Synchronous calls that would order against capturing work fail.
 #pragma once
 
+#include <atomic>
 #include <cuda.h>
 #include <memory>
 #include <mutex>
@@ -44,6 +45,20 @@ struct KernelNodeParams {
   std::string kernel_name;
 };
 
+// The value a conditional node tests (cuGraphConditionalHandleCreate). With
+// CU_GRAPH_COND_ASSIGN_DEFAULT it is set to default_value when each launch of a graph
+// using it starts; otherwise it keeps its last value (default_value at first). Kernels
+// change it with cudaGraphSetConditional, which reaches set_conditional once device-side
+// support exists. The value is shared by all executable graphs of the graph.
+struct ConditionalHandle {
+  Graph* graph = nullptr;
+  Context* context = nullptr;
+  unsigned default_value = 0;
+  unsigned flags = 0;
+  std::atomic<unsigned> value{0};
+  std::atomic<uint64_t> writes{0}; // set_conditional calls, to tell a stuck WHILE loop
+};
+
 struct GraphNode {
   Graph* graph = nullptr;
   CUgraphNodeType type = CU_GRAPH_NODE_TYPE_EMPTY;
@@ -64,6 +79,11 @@ struct GraphNode {
   GraphNode* cloned_from = nullptr;
   // Kernel nodes: launch attributes set with cuGraphKernelNodeSetAttribute.
   std::vector<std::pair<CUkernelNodeAttrID, CUkernelNodeAttrValue>> attributes;
+  // Conditional nodes: the handle tested, the kind, and the body graphs the node owns
+  // (IF: then[, else]; WHILE: one; SWITCH: one per value).
+  ConditionalHandle* condition = nullptr;
+  CUgraphConditionalNodeType condition_type = CU_GRAPH_COND_TYPE_IF;
+  std::vector<Graph*> bodies;
 };
 
 struct Graph {
@@ -89,6 +109,8 @@ struct GraphExec {
   // The user object references of the graph, released when the executable graph is
   // destroyed and no launch of it is pending.
   std::shared_ptr<void> user_object_refs;
+  // Conditional handles its conditional nodes test, reset at each launch when they ask.
+  std::vector<ConditionalHandle*> conditionals;
 };
 
 Graph* find_graph(CUgraph handle);
@@ -134,6 +156,16 @@ CUresult set_exec_child_graph(GraphExec* exec, GraphNode* node, Graph* child);
 // A disabled node does nothing when the graph runs (its dependencies still hold).
 CUresult set_exec_node_enabled(GraphExec* exec, GraphNode* node, bool enabled);
 CUresult exec_node_enabled(GraphExec* exec, GraphNode* node, bool& enabled);
+
+// ---- conditional nodes
+
+ConditionalHandle* create_conditional(Graph* graph, Context* context, unsigned default_value, unsigned flags);
+ConditionalHandle* find_conditional(CUgraphConditionalHandle handle);
+inline CUgraphConditionalHandle to_handle(ConditionalHandle* h) {
+  return CUgraphConditionalHandle(reinterpret_cast<uintptr_t>(h));
+}
+// cudaGraphSetConditional: the device side calls this once kernels can.
+void set_conditional(ConditionalHandle* handle, unsigned value);
 
 // ---- user objects
 
