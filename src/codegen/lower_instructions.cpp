@@ -92,6 +92,8 @@ void FunctionLowering::lower_instruction(const ptx::Instruction& ins) {
     return;
   case Opcode::Call:
     return lower_call(ins);
+  case Opcode::Cp:
+    return lower_cp_async(ins);
   case Opcode::Brx: {
     // brx.idx index, table: a jump through a .branchtargets list; an index past its end
     // traps (PTX leaves it undefined).
@@ -295,6 +297,47 @@ void FunctionLowering::lower_cvta(const ptx::Instruction& ins) {
     v = has(ins, Modifier::To) ? b_.CreateSub(v, b) : b_.CreateAdd(v, b);
   }
   store(ins, ins.operands[0], convert(v, ty, false), false);
+}
+
+} // namespace mimic::codegen
+
+namespace mimic::codegen {
+
+// cp.async (non-bulk): the copy happens at once, so commit_group, wait_group and wait_all
+// have nothing left to wait for. Bytes past src-size (or all of them when the ignore-src
+// predicate is true) are zero.
+void FunctionLowering::lower_cp_async(const ptx::Instruction& ins) {
+  if (!has(ins, Modifier::Async) || has(ins, Modifier::Bulk) || has(ins, Modifier::Mbarrier))
+    unsupported(ins, "this form of cp is not supported yet (only cp.async to shared memory)");
+  if (has(ins, Modifier::CommitGroup) || has(ins, Modifier::WaitGroup) || has(ins, Modifier::WaitAll)) {
+    b_.CreateFence(AtomicOrdering::AcquireRelease, SyncScope::SingleThread);
+    return;
+  }
+  size_t count = ins.num_operands;
+  if (has(ins, Modifier::L2CacheHint))
+    --count; // the cache policy operand
+  if (count < 3 || ins.operands[2].kind != ptx::OperandKind::Int)
+    unsupported(ins, "cp.async needs a destination, a source and a constant size");
+  uint64_t size = ins.operands[2].u;
+  if (size != 4 && size != 8 && size != 16)
+    unsupported(ins, "cp.async copies 4, 8 or 16 bytes");
+  Value* dst = address(ins, ins.operands[0], Modifier::Shared);
+  Value* src = address(ins, ins.operands[1], Modifier::Global);
+  if (count == 3) {
+    b_.CreateMemCpy(dst, MaybeAlign(size), src, MaybeAlign(size), size);
+    return;
+  }
+  // src-size (a number of bytes) or ignore-src (a predicate).
+  const ptx::Operand& extra = ins.operands[3];
+  Value* src_size = nullptr;
+  if (extra.kind == ptx::OperandKind::Name && reg(extra.name_view()) &&
+      reg(extra.name_view())->type->isIntegerTy(1))
+    src_size = b_.CreateSelect(value(ins, extra, b_.getInt1Ty(), false), b_.getInt64(0), b_.getInt64(size));
+  else
+    src_size = b_.CreateZExt(value(ins, extra, b_.getInt32Ty(), false), b_.getInt64Ty());
+  src_size = b_.CreateBinaryIntrinsic(Intrinsic::umin, src_size, b_.getInt64(size));
+  b_.CreateMemSet(dst, b_.getInt8(0), size, MaybeAlign(size));
+  b_.CreateMemCpy(dst, MaybeAlign(1), src, MaybeAlign(1), src_size);
 }
 
 } // namespace mimic::codegen
