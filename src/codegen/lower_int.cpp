@@ -118,6 +118,12 @@ bool FunctionLowering::lower_arithmetic(const ptx::Instruction& ins) {
   case Opcode::Vmin4:
   case Opcode::Vmax4:
   case Opcode::Vset4:
+  case Opcode::Vadd:
+  case Opcode::Vsub:
+  case Opcode::Vabsdiff:
+  case Opcode::Vmin:
+  case Opcode::Vmax:
+  case Opcode::Vset:
     lower_int_bits(ins);
     return true;
   default:
@@ -699,6 +705,105 @@ void FunctionLowering::lower_int_bits(const ptx::Instruction& ins) {
     ptx::Operand plain = d;
     plain.component = ptx::Component::None;
     store(ins, plain, accumulate ? sum : merged, false);
+    return;
+  }
+  case Opcode::Vadd:
+  case Opcode::Vsub:
+  case Opcode::Vabsdiff:
+  case Opcode::Vmin:
+  case Opcode::Vmax:
+  case Opcode::Vset: {
+    // Scalar video instructions: vop.dtype.atype.btype{.sat}{.op2} d{.dsel}, a{.asel},
+    // b{.bsel}{, c} (vset: .atype.btype.cmp). Each source is its selected byte or half (or
+    // the whole word), extended by its type; the result is exact in 64 bits, clamped by .sat
+    // to the destination type (to the merged subword with .dsel), then combined with c by
+    // .add/.min/.max or merged into c at .dsel.
+    bool vset = ins.opcode == Opcode::Vset;
+    Modifier dt = vset ? Modifier::U32 : instruction_type(ins, 0);
+    Modifier at = instruction_type(ins, vset ? 0 : 1), bt = instruction_type(ins, vset ? 1 : 2);
+    Type* i64 = b_.getInt64Ty();
+    auto part = [&](const ptx::Operand& op, bool s) -> Value* {
+      Value* word;
+      if (op.kind == ptx::OperandKind::Name && op.component != ptx::Component::None) {
+        Register* r = reg(op.name_view());
+        if (!r)
+          unsupported(ins, "'" + std::string(op.name_view()) + "' is not a register");
+        word = convert(b_.CreateLoad(r->type, r->storage), i32, false);
+      } else {
+        word = value(ins, op, i32, false);
+      }
+      unsigned shift = 0, width = 32;
+      switch (op.component) {
+      case ptx::Component::None: break;
+      case ptx::Component::B0: width = 8; break;
+      case ptx::Component::B1: width = 8; shift = 8; break;
+      case ptx::Component::B2: width = 8; shift = 16; break;
+      case ptx::Component::B3: width = 8; shift = 24; break;
+      case ptx::Component::H0: width = 16; break;
+      case ptx::Component::H1: width = 16; shift = 16; break;
+      default: unsupported(ins, "a scalar video operand selects .b0-.b3 or .h0/.h1");
+      }
+      Value* x = b_.CreateTrunc(b_.CreateLShr(word, shift), b_.getIntNTy(width));
+      return s ? b_.CreateSExt(x, i64) : b_.CreateZExt(x, i64);
+    };
+    Value* x = part(ins.operands[1], is_signed(at));
+    Value* y = part(ins.operands[2], is_signed(bt));
+    Value* t;
+    switch (ins.opcode) {
+    case Opcode::Vadd: t = b_.CreateAdd(x, y); break;
+    case Opcode::Vsub: t = b_.CreateSub(x, y); break;
+    case Opcode::Vabsdiff: t = b_.CreateBinaryIntrinsic(Intrinsic::abs, b_.CreateSub(x, y), b_.getFalse()); break;
+    case Opcode::Vmin: t = b_.CreateBinaryIntrinsic(Intrinsic::smin, x, y); break;
+    case Opcode::Vmax: t = b_.CreateBinaryIntrinsic(Intrinsic::smax, x, y); break;
+    default: {
+      Value* r = nullptr;
+      if (ins.has(Modifier::Eq)) r = b_.CreateICmpEQ(x, y);
+      else if (ins.has(Modifier::Ne)) r = b_.CreateICmpNE(x, y);
+      else if (ins.has(Modifier::Lt)) r = b_.CreateICmpSLT(x, y);
+      else if (ins.has(Modifier::Le)) r = b_.CreateICmpSLE(x, y);
+      else if (ins.has(Modifier::Gt)) r = b_.CreateICmpSGT(x, y);
+      else if (ins.has(Modifier::Ge)) r = b_.CreateICmpSGE(x, y);
+      else unsupported(ins, "vset needs a comparison");
+      t = b_.CreateZExt(r, i64);
+    }
+    }
+    const ptx::Operand& d = ins.operands[0];
+    unsigned dshift = 0, dwidth = 32;
+    switch (d.component) {
+    case ptx::Component::None: break;
+    case ptx::Component::B0: dwidth = 8; break;
+    case ptx::Component::B1: dwidth = 8; dshift = 8; break;
+    case ptx::Component::B2: dwidth = 8; dshift = 16; break;
+    case ptx::Component::B3: dwidth = 8; dshift = 24; break;
+    case ptx::Component::H0: dwidth = 16; break;
+    case ptx::Component::H1: dwidth = 16; dshift = 16; break;
+    default: unsupported(ins, "a scalar video destination selects .b0-.b3 or .h0/.h1");
+    }
+    if (ins.has(Modifier::Sat)) {
+      bool s = is_signed(dt);
+      int64_t lo = s ? -(int64_t(1) << (dwidth - 1)) : 0;
+      int64_t hi = s ? (int64_t(1) << (dwidth - 1)) - 1 : int64_t((uint64_t(1) << dwidth) - 1);
+      t = b_.CreateBinaryIntrinsic(Intrinsic::smin, b_.CreateBinaryIntrinsic(Intrinsic::smax, t, b_.getInt64(uint64_t(lo))),
+                                   b_.getInt64(uint64_t(hi)));
+    }
+    Value* r = b_.CreateTrunc(t, i32);
+    if (ins.num_operands == 4) {
+      Value* c = value(ins, ins.operands[3], i32, false);
+      if (d.component != ptx::Component::None) {
+        uint32_t field = uint32_t(((uint64_t(1) << dwidth) - 1) << dshift);
+        r = b_.CreateOr(b_.CreateAnd(c, b_.getInt32(~field)), b_.CreateAnd(b_.CreateShl(r, dshift), b_.getInt32(field)));
+      } else if (ins.has(Modifier::Add)) {
+        r = b_.CreateAdd(r, c);
+      } else if (ins.has(Modifier::Min) || ins.has(Modifier::Max)) {
+        Value* cw = is_signed(dt) ? b_.CreateSExt(c, i64) : b_.CreateZExt(c, i64);
+        r = b_.CreateTrunc(b_.CreateBinaryIntrinsic(ins.has(Modifier::Min) ? Intrinsic::smin : Intrinsic::smax, t, cw), i32);
+      } else {
+        unsupported(ins, "a fourth operand needs .add, .min, .max or a destination selector");
+      }
+    }
+    ptx::Operand plain = d;
+    plain.component = ptx::Component::None;
+    store(ins, plain, r, false);
     return;
   }
   default:

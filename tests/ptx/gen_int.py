@@ -462,6 +462,61 @@ def generate(m):
     m.add("vabsdiff2.selectors.add", ["b32"] * 3, ["b32"], "vabsdiff2.u32.u32.u32.add %o0.h0, %i0.h32, %i1.h10, %i2;", vcases,
           video("vabsdiff", 2, "u32", "u32", "u32", add=True, asel=[2, 3], bsel=[0, 1], mask=[0]))
 
+    # ---- scalar video instructions: selected byte/half/word of each source, extended by its
+    # type; .sat clamps to the destination (or the merged subword); then .add/.min/.max
+    # with c, or a merge into c at the destination selector
+    SEL = {None: (0, 32), "b0": (0, 8), "b1": (8, 8), "b2": (16, 8), "b3": (24, 8), "h0": (0, 16), "h1": (16, 16)}
+
+    def vscalar(op, dt, at, bt, sat=False, op2=None, asel=None, bsel=None, dsel=None, cmp=None):
+        def part(v, t, sel):
+            shift, width = SEL[sel]
+            x = (v >> shift) & ((1 << width) - 1)
+            return signed(x, width) if t == "s32" else x
+
+        def ref(a, b, c=0):
+            x, y = part(a, at, asel), part(b, bt, bsel)
+            t = {"vadd": lambda: x + y, "vsub": lambda: x - y, "vabsdiff": lambda: abs(x - y),
+                 "vmin": lambda: min(x, y), "vmax": lambda: max(x, y),
+                 "vset": lambda: int({"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y, "gt": x > y,
+                                      "ge": x >= y}[cmp])}[op]()
+            shift, width = SEL[dsel]
+            if sat:
+                lo, hi = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if dt == "s32" else (0, (1 << width) - 1)
+                t = max(lo, min(hi, t))
+            if dsel is not None:
+                field = ((1 << width) - 1) << shift
+                return (c & ~field) | ((t << shift) & field)
+            cv = signed(c, 32) if dt == "s32" else c
+            if op2 == "add":
+                return t + c
+            if op2 == "min":
+                return min(t, cv)
+            if op2 == "max":
+                return max(t, cv)
+            return t
+        return ref
+
+    for op in ("vadd", "vsub", "vabsdiff", "vmin", "vmax"):
+        for dt, at, bt, sat, asel, bsel in (("u32", "u32", "u32", False, None, None), ("s32", "s32", "s32", True, None, None),
+                                            ("s32", "u32", "s32", True, "b1", "h1"), ("u32", "s32", "u32", True, "h0", "b3")):
+            sels = ("." + asel if asel else "", "." + bsel if bsel else "")
+            name = f"{op}.{dt}.{at}.{bt}{'.sat' if sat else ''}"
+            tag = f"{name}{'.sel' if asel else ''}"
+            m.add(tag, ["b32", "b32"], ["b32"], f"{name} %o0, %i0{sels[0]}, %i1{sels[1]};", pairs(32, 16),
+                  vscalar(op, dt, at, bt, sat, asel=asel, bsel=bsel))
+        for op2 in ("add", "min", "max"):
+            name = f"{op}.s32.s32.s32.{op2}"
+            m.add(name, ["b32"] * 3, ["b32"], f"{name} %o0, %i0, %i1, %i2;", triples(32, 80),
+                  vscalar(op, "s32", "s32", "s32", op2=op2))
+        name = f"{op}.u32.u32.u32.sat"
+        m.add(f"{name}.merge", ["b32"] * 3, ["b32"], f"{name} %o0.b2, %i0.b0, %i1.b1, %i2;", triples(32, 80),
+              vscalar(op, "u32", "u32", "u32", sat=True, asel="b0", bsel="b1", dsel="b2"))
+    for cmp in ("eq", "lt", "ge"):
+        m.add(f"vset.s32.u32.{cmp}", ["b32", "b32"], ["b32"], f"vset.s32.u32.{cmp} %o0, %i0.h1, %i1.h0;", pairs(32, 16),
+              vscalar("vset", "u32", "s32", "u32", asel="h1", bsel="h0", cmp=cmp))
+    m.add("vset.u32.u32.ne.add", ["b32"] * 3, ["b32"], "vset.u32.u32.ne.add %o0, %i0.b0, %i1.b0, %i2;", triples(32, 60),
+          vscalar("vset", "u32", "u32", "u32", asel="b0", bsel="b0", cmp="ne", op2="add"))
+
     # ---- logic
     for bits in (16, 32, 64):
         t = f"b{bits}"
