@@ -138,6 +138,12 @@ private:
   llvm::Value* param_storage(std::string_view name); // a call sequence's .param variable
   void propagate_stop();                             // after a call whose callee stopped the thread
   void return_from_function();
+  // lower_texture.cpp: tex, tld4, suld, sust, txq, suq on texture and surface objects
+  void lower_texture(const ptx::Instruction& ins);
+  void lower_surface(const ptx::Instruction& ins);
+  void lower_texture_query(const ptx::Instruction& ins);
+  llvm::Value* texture_handle(const ptx::Instruction& ins, const ptx::Operand& op);
+  void trap_unless_ok(llvm::Value* status);
   // lower_sync.cpp: barriers and warp operations
   void lower_barrier(const ptx::Instruction& ins);
   void lower_warp(const ptx::Instruction& ins);

@@ -111,6 +111,15 @@ void FunctionLowering::lower_instruction(const ptx::Instruction& ins) {
     stop_thread(kThreadTrapped);
     return;
   }
+  case Opcode::Tex:
+  case Opcode::Tld4:
+    return lower_texture(ins);
+  case Opcode::Suld:
+  case Opcode::Sust:
+    return lower_surface(ins);
+  case Opcode::Txq:
+  case Opcode::Suq:
+    return lower_texture_query(ins);
   case Opcode::Trap:
     stop_thread(kThreadTrapped);
     return;

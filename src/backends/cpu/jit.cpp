@@ -24,6 +24,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include "codegen/lower.h"
+#include "codegen/texture_abi.h"
 #include "support/log.h"
 
 namespace mimic::cpu {
@@ -176,6 +177,9 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
   helper("mimic_warp_vote", &codegen::mimic_warp_vote);
   helper("mimic_warp_match", &codegen::mimic_warp_match);
   helper("mimic_warp_redux", &codegen::mimic_warp_redux);
+  helper("mimic_tex_fetch", &codegen::mimic_tex_fetch);
+  helper("mimic_surface_access", &codegen::mimic_surface_access);
+  helper("mimic_texture_query", &codegen::mimic_texture_query);
   helper("mimic_vprintf", &codegen::mimic_vprintf);
   helper("mimic_assert_fail", &codegen::mimic_assert_fail);
   helper("mimic_device_malloc", &codegen::mimic_device_malloc);
