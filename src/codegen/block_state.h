@@ -43,6 +43,70 @@ enum class SplitKind : uint8_t {
   BarrierReduce, // bar.red: as Barrier; block->exchange[t] holds the predicate, and the result on resume
   Arrive,        // bar.arrive: counts towards the barrier, does not wait
   Warp,          // shfl / vote / match / redux / activemask / elect / bar.warp.sync
+  WarpMatrix,    // mma / wmma.mma / ldmatrix: the executor computes every lane's result
+                 // (run_matrix_op) from the lanes' published `fragments` and the op word
+                 // in `exchange`, then the lanes read theirs from `fragments`
+};
+
+// Per-thread words of BlockState::fragments.
+constexpr uint32_t kFragmentWords = 48;
+
+// Element types of matrix operations.
+enum class MatrixType : uint8_t { None, F16, BF16, TF32, F32, F64, S8, U8, S32, S4, U4 };
+constexpr unsigned matrix_type_bits(MatrixType t) {
+  switch (t) {
+  case MatrixType::F16:
+  case MatrixType::BF16:
+    return 16;
+  case MatrixType::TF32:
+  case MatrixType::F32:
+  case MatrixType::S32:
+    return 32;
+  case MatrixType::F64:
+    return 64;
+  case MatrixType::S8:
+  case MatrixType::U8:
+    return 8;
+  case MatrixType::S4:
+  case MatrixType::U4:
+    return 4;
+  default:
+    return 0;
+  }
+}
+
+// The op word a lane publishes in `exchange` at a WarpMatrix split point.
+struct MatrixOp {
+  enum Kind : uint8_t { Mma = 1, Wmma = 2, Ldmatrix = 3 };
+  Kind kind = Mma;
+  uint8_t m = 0, n = 0, k = 0;                     // shape; ldmatrix: m = matrices (1, 2, 4)
+  MatrixType a = {}, b = {}, c = {}, d = {};
+  uint8_t a_words = 0, b_words = 0, c_words = 0;   // where B and C start in `fragments`
+  bool satfinite = false, transpose = false;        // transpose: ldmatrix .trans
+
+  uint64_t encode() const {
+    return uint64_t(kind) | uint64_t(m) << 8 | uint64_t(n) << 16 | uint64_t(k) << 24 | uint64_t(a) << 32 |
+           uint64_t(b) << 36 | uint64_t(c) << 40 | uint64_t(d) << 44 | uint64_t(a_words) << 48 |
+           uint64_t(b_words) << 53 | uint64_t(c_words & 31) << 58 | uint64_t(satfinite) << 63 |
+           uint64_t(transpose) << 7;
+  }
+  static MatrixOp decode(uint64_t w) {
+    MatrixOp op;
+    op.kind = Kind(w & 0x7f);
+    op.transpose = (w >> 7) & 1;
+    op.m = uint8_t(w >> 8);
+    op.n = uint8_t(w >> 16);
+    op.k = uint8_t(w >> 24);
+    op.a = MatrixType((w >> 32) & 15);
+    op.b = MatrixType((w >> 36) & 15);
+    op.c = MatrixType((w >> 40) & 15);
+    op.d = MatrixType((w >> 44) & 15);
+    op.a_words = uint8_t((w >> 48) & 31);
+    op.b_words = uint8_t((w >> 53) & 31);
+    op.c_words = uint8_t((w >> 58) & 31);
+    op.satfinite = (w >> 63) & 1;
+    return op;
+  }
 };
 // For BarrierReduce: which reduction, in block->barrier[t] bits 24..25.
 enum class BarrierReduction : uint32_t { Popc = 0, And = 1, Or = 2 };
@@ -63,6 +127,7 @@ struct BlockState {
                             // the helpers read this, as lanes that resumed earlier may have
                             // published their next operand in exchange already
   uint32_t* warp_mask;      // [t]: the lanes of t's warp that reached the same warp operation
+  uint32_t* fragments;      // [t * kFragmentWords]: matrix operands in, results out
   uint32_t* barrier;        // [t]: barrier id and count at a Barrier/Arrive split point;
                             // at a Warp one, the lanes the operation waits for (membermask)
 };
@@ -88,6 +153,14 @@ uint32_t mimic_warp_vote(const BlockState* block, uint32_t t, uint32_t mode, uin
 uint64_t mimic_warp_match(const BlockState* block, uint32_t t, uint32_t mode, uint32_t wide, uint32_t mask);
 // redux.sync: op 0 add, 1 min, 2 max, 3 and, 4 or, 5 xor; `is_signed` for min/max.
 uint32_t mimic_warp_redux(const BlockState* block, uint32_t t, uint32_t op, uint32_t is_signed, uint32_t mask);
+// wmma.load / wmma.store of one lane's fragment (Mimic's own layout: lane l holds the
+// logical elements l*E/32 ... (l+1)*E/32 - 1 of the matrix in row-major order, packed
+// into 32-bit words; E = rows * cols). `matrix` 0 = a (m x k), 1 = b (k x n), 2 = c/d
+// (m x n); `column_major` is the layout in memory; `stride` is in elements.
+void mimic_wmma_load(uint32_t* words, const void* memory, uint32_t lane, uint64_t op, uint32_t matrix,
+                     uint32_t column_major, uint32_t stride);
+void mimic_wmma_store(void* memory, const uint32_t* words, uint32_t lane, uint64_t op, uint32_t matrix,
+                      uint32_t column_major, uint32_t stride);
 }
 
 } // namespace mimic::codegen

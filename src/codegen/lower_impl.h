@@ -131,6 +131,7 @@ private:
   void lower_atomic(const ptx::Instruction& ins);
   void lower_cvta(const ptx::Instruction& ins);
   void lower_cp_async(const ptx::Instruction& ins);
+  void lower_matrix(const ptx::Instruction& ins); // lower_matrix.cpp: mma, wmma, ldmatrix
   // lower_call.cpp: calls, the device runtime's functions (printf, assert, malloc)
   void lower_call(const ptx::Instruction& ins);
   bool lower_builtin_call(const ptx::Instruction& ins, std::string_view name, const ptx::Operand* rets,

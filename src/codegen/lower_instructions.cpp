@@ -94,6 +94,10 @@ void FunctionLowering::lower_instruction(const ptx::Instruction& ins) {
     return lower_call(ins);
   case Opcode::Cp:
     return lower_cp_async(ins);
+  case Opcode::Mma:
+  case Opcode::Wmma:
+  case Opcode::Ldmatrix:
+    return lower_matrix(ins);
   case Opcode::Brx: {
     // brx.idx index, table: a jump through a .branchtargets list; an index past its end
     // traps (PTX leaves it undefined).

@@ -23,6 +23,7 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "backends/cpu/matrix.h"
 #include "codegen/lower.h"
 #include "codegen/texture_abi.h"
 #include "support/log.h"
@@ -184,6 +185,8 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
   helper("mimic_assert_fail", &codegen::mimic_assert_fail);
   helper("mimic_device_malloc", &codegen::mimic_device_malloc);
   helper("mimic_device_free", &codegen::mimic_device_free);
+  helper("mimic_wmma_load", &codegen::mimic_wmma_load);
+  helper("mimic_wmma_store", &codegen::mimic_wmma_store);
   if (!symbols.empty())
     if (llvm::Error e = dylib.define(llvm::orc::absoluteSymbols(std::move(symbols))))
       return Error("binding globals: " + llvm::toString(std::move(e)), CUDA_ERROR_UNKNOWN);
@@ -290,7 +293,7 @@ void install_fault_handlers() {
 struct Scratch {
   std::vector<uint8_t> shared, local;
   std::vector<uint64_t> spill, exchange, released;
-  std::vector<uint32_t> next, warp_mask, barrier, resume;
+  std::vector<uint32_t> next, warp_mask, barrier, resume, fragments;
   std::vector<uint8_t> status;
 };
 
@@ -361,7 +364,8 @@ CUresult run_block(const CompiledKernel& k, const void* args, BlockState& bs, Sc
           if (s.status[j] != Done)
             alive |= 1u << (j - w);
         for (uint32_t i = w; i < end; ++i) {
-          if (s.status[i] != Waiting || k.splits[s.resume[i] - 1] != codegen::SplitKind::Warp)
+          codegen::SplitKind kind = s.status[i] == Waiting ? k.splits[s.resume[i] - 1] : codegen::SplitKind::Barrier;
+          if (kind != codegen::SplitKind::Warp && kind != codegen::SplitKind::WarpMatrix)
             continue;
           uint32_t point = s.resume[i], group = 0, wanted = 0;
           for (uint32_t j = i; j < end; ++j)
@@ -371,6 +375,8 @@ CUresult run_block(const CompiledKernel& k, const void* args, BlockState& bs, Sc
             }
           if (!force && (wanted & alive & ~group))
             continue; // some member lanes are still on their way
+          if (kind == codegen::SplitKind::WarpMatrix)
+            run_matrix_op(bs, w, group);
           for (uint32_t j = i; j < end; ++j)
             if (group & (1u << (j - w))) {
               s.warp_mask[j] = group;
@@ -481,6 +487,8 @@ CUresult launch_on_cpu(runtime::CompiledProgram& compiled, size_t kernel, const 
     s.spill.resize(size_t(k.spill_slots) * n);
     s.exchange.resize(n);
     s.released.resize(n);
+    if (std::find(k.splits.begin(), k.splits.end(), codegen::SplitKind::WarpMatrix) != k.splits.end())
+      s.fragments.resize(size_t(n) * codegen::kFragmentWords);
     s.next.resize(n);
     s.warp_mask.resize(n);
     s.barrier.resize(n);
@@ -511,6 +519,7 @@ CUresult launch_on_cpu(runtime::CompiledProgram& compiled, size_t kernel, const 
     bs.next = s.next.data();
     bs.exchange = s.exchange.data();
     bs.released = s.released.data();
+    bs.fragments = s.fragments.data();
     bs.warp_mask = s.warp_mask.data();
     bs.barrier = s.barrier.data();
     volatile uint64_t current = 0;
