@@ -124,6 +124,8 @@ bool FunctionLowering::lower_arithmetic(const ptx::Instruction& ins) {
   case Opcode::Vmin:
   case Opcode::Vmax:
   case Opcode::Vset:
+  case Opcode::Vshl:
+  case Opcode::Vshr:
     lower_int_bits(ins);
     return true;
   default:
@@ -712,12 +714,15 @@ void FunctionLowering::lower_int_bits(const ptx::Instruction& ins) {
   case Opcode::Vabsdiff:
   case Opcode::Vmin:
   case Opcode::Vmax:
-  case Opcode::Vset: {
+  case Opcode::Vset:
+  case Opcode::Vshl:
+  case Opcode::Vshr: {
     // Scalar video instructions: vop.dtype.atype.btype{.sat}{.op2} d{.dsel}, a{.asel},
     // b{.bsel}{, c} (vset: .atype.btype.cmp). Each source is its selected byte or half (or
     // the whole word), extended by its type; the result is exact in 64 bits, clamped by .sat
     // to the destination type (to the merged subword with .dsel), then combined with c by
-    // .add/.min/.max or merged into c at .dsel.
+    // .add/.min/.max or merged into c at .dsel. vshl/vshr shift a by b clamped to 32
+    // (.clamp) or taken mod 32 (.wrap).
     bool vset = ins.opcode == Opcode::Vset;
     Modifier dt = vset ? Modifier::U32 : instruction_type(ins, 0);
     Modifier at = instruction_type(ins, vset ? 0 : 1), bt = instruction_type(ins, vset ? 1 : 2);
@@ -748,8 +753,12 @@ void FunctionLowering::lower_int_bits(const ptx::Instruction& ins) {
     };
     Value* x = part(ins.operands[1], is_signed(at));
     Value* y = part(ins.operands[2], is_signed(bt));
+    if (ins.opcode == Opcode::Vshl || ins.opcode == Opcode::Vshr) // b is a .u32 shift: .clamp at 32, .wrap mod 32
+      y = ins.has(Modifier::Clamp) ? b_.CreateBinaryIntrinsic(Intrinsic::umin, y, b_.getInt64(32)) : b_.CreateAnd(y, 31);
     Value* t;
     switch (ins.opcode) {
+    case Opcode::Vshl: t = b_.CreateShl(x, y); break;
+    case Opcode::Vshr: t = b_.CreateAShr(x, y); break; // x is extended by its type: arithmetic for .s32
     case Opcode::Vadd: t = b_.CreateAdd(x, y); break;
     case Opcode::Vsub: t = b_.CreateSub(x, y); break;
     case Opcode::Vabsdiff: t = b_.CreateBinaryIntrinsic(Intrinsic::abs, b_.CreateSub(x, y), b_.getFalse()); break;

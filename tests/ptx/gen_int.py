@@ -511,6 +511,42 @@ def generate(m):
         name = f"{op}.u32.u32.u32.sat"
         m.add(f"{name}.merge", ["b32"] * 3, ["b32"], f"{name} %o0.b2, %i0.b0, %i1.b1, %i2;", triples(32, 80),
               vscalar(op, "u32", "u32", "u32", sat=True, asel="b0", bsel="b1", dsel="b2"))
+    def vshift(left, dt, at, mode, sat=False, asel=None, bsel=None, op2=None, dsel=None):
+        def ref(a, b, c=0):
+            shift, width = SEL[asel]
+            x = (a >> shift) & ((1 << width) - 1)
+            if at == "s32":
+                x = signed(x, width)
+            bs, bw = SEL[bsel]
+            n = (b >> bs) & ((1 << bw) - 1)
+            n = min(n, 32) if mode == "clamp" else n & 31
+            t = x << n if left else x >> n
+            shift, width = SEL[dsel]
+            if sat:
+                lo, hi = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if dt == "s32" else (0, (1 << width) - 1)
+                t = max(lo, min(hi, t))
+            if dsel is not None:
+                field = ((1 << width) - 1) << shift
+                return (c & ~field) | ((t << shift) & field)
+            if op2 == "add":
+                return t + c
+            if op2 == "max":
+                return max(t, signed(c, 32) if dt == "s32" else c)
+            return t
+        return ref
+
+    shift_cases = [(a, n) for a in edge(32)[::2] + rand(32, 4) for n in (0, 1, 4, 16, 31, 32, 33, 40, 0x10001, 0xffffffff)]
+    for op in ("vshl", "vshr"):
+        for dt, at, mode, sat in (("u32", "u32", "clamp", False), ("s32", "s32", "wrap", False), ("s32", "s32", "clamp", True),
+                                  ("u32", "s32", "clamp", True)):
+            name = f"{op}.{dt}.{at}.u32{'.sat' if sat else ''}.{mode}"
+            m.add(name, ["b32", "b32"], ["b32"], f"{name} %o0, %i0, %i1;", shift_cases, vshift(op == "vshl", dt, at, mode, sat))
+        name = f"{op}.s32.s32.u32.clamp.add"
+        m.add(name, ["b32"] * 3, ["b32"], f"{name} %o0, %i0.h1, %i1.b0, %i2;", [(a, n, 77) for a, n in shift_cases],
+              vshift(op == "vshl", "s32", "s32", "clamp", asel="h1", bsel="b0", op2="add"))
+        name = f"{op}.u32.u32.u32.sat.wrap"
+        m.add(f"{name}.merge", ["b32"] * 3, ["b32"], f"{name} %o0.h0, %i0.b3, %i1, %i2;", [(a, n, 0x12345678) for a, n in shift_cases],
+              vshift(op == "vshl", "u32", "u32", "wrap", sat=True, asel="b3", dsel="h0"))
     for cmp in ("eq", "lt", "ge"):
         m.add(f"vset.s32.u32.{cmp}", ["b32", "b32"], ["b32"], f"vset.s32.u32.{cmp} %o0, %i0.h1, %i1.h0;", pairs(32, 16),
               vscalar("vset", "u32", "s32", "u32", asel="h1", bsel="h0", cmp=cmp))
