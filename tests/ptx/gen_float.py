@@ -501,6 +501,14 @@ def generate_cvt(m):
                   [(v,) for v in range(0, 0x10000, 97)] + [(0x7f7e,), (0xfffe,), (0x7c7b,), (0x0180,)],
                   lambda w, f8=f8, relu=relu: R.round_to(R.decode(w & 0xff, f8), "f16", R.RN, relu=bool(relu)) |
                   R.round_to(R.decode(w >> 8, f8), "f16", R.RN, relu=bool(relu)) << 16)
+    # 8-bit destinations held in 16-bit registers
+    INT_RANGE["u8"] = (0, 255)
+    m.add("cvt.rzi.u8.f32", ["f32"], ["u16"], "cvt.rzi.u8.f32 %o0, %i0;",
+          [(v,) for v in e32 + [0x437f0000, 0x43800000, 0x3f7fffff, 0xbf800000, 0x42fe0000]], f2i("f32", "u8", R.RZ))
+    m.add("cvt.rni.u8.f16", ["b16"], ["u16"], "cvt.rni.u8.f16 %o0, %i0;", [(v,) for v in F16_EDGE + [0x5bf8, 0x5c00, 0x5bfc]],
+          f2i("f16", "u8", R.RN))
+    m.add("cvt.sat.u8.s32", ["s32"], ["u16"], "cvt.sat.u8.s32 %o0, %i0;", [(v,) for v in ints["s32"]],
+          lambda a: max(0, min(255, signed(a, 32))))
     # integer to integer
     for dt, st, sat in (("s64", "s32", False), ("u64", "u32", False), ("s32", "s16", False), ("u32", "u16", False),
                         ("u16", "u32", False), ("s16", "s64", False), ("u32", "s64", False), ("s16", "s32", True),
