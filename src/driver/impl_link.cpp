@@ -27,13 +27,14 @@ namespace mimic::driver {
 
 namespace {
 
-unsigned option_uint(void* value) { return unsigned(reinterpret_cast<uintptr_t>(value)); }
+unsigned option_uint(void* value) {
+  return unsigned(reinterpret_cast<uintptr_t>(value));
+}
 
 } // namespace
 
 CUresult JitOptions::parse(unsigned count, CUjit_option* options, void** values) {
-  if (count > 0 && (!options || !values))
-    return CUDA_ERROR_INVALID_VALUE;
+  if (count > 0 && (!options || !values)) return CUDA_ERROR_INVALID_VALUE;
   count_ = count;
   options_ = options;
   values_ = values;
@@ -53,20 +54,17 @@ CUresult JitOptions::parse(unsigned count, CUjit_option* options, void** values)
       error_size_ = option_uint(v);
       break;
     case CU_JIT_OPTIMIZATION_LEVEL:
-      if (option_uint(v) > 4)
-        return CUDA_ERROR_INVALID_VALUE;
+      if (option_uint(v) > 4) return CUDA_ERROR_INVALID_VALUE;
       optimization_level_ = int(option_uint(v));
       break;
     case CU_JIT_LOG_VERBOSE:
       verbose_ = option_uint(v) != 0;
       break;
     case CU_JIT_FALLBACK_STRATEGY:
-      if (option_uint(v) > CU_PREFER_BINARY)
-        return CUDA_ERROR_INVALID_VALUE;
+      if (option_uint(v) > CU_PREFER_BINARY) return CUDA_ERROR_INVALID_VALUE;
       break;
     case CU_JIT_CACHE_MODE:
-      if (option_uint(v) > CU_JIT_CACHE_OPTION_CA)
-        return CUDA_ERROR_INVALID_VALUE;
+      if (option_uint(v) > CU_JIT_CACHE_OPTION_CA) return CUDA_ERROR_INVALID_VALUE;
       break;
     case CU_JIT_LTO:
       if (option_uint(v) != 0)
@@ -109,8 +107,7 @@ CUresult JitOptions::parse(unsigned count, CUjit_option* options, void** values)
 
 void JitOptions::write_logs(const std::string& info, const std::string& error) const {
   auto fill = [](char* buffer, size_t size, const std::string& text) -> size_t {
-    if (!buffer || size == 0)
-      return 0;
+    if (!buffer || size == 0) return 0;
     size_t n = std::min(text.size(), size - 1);
     std::memcpy(buffer, text.data(), n);
     buffer[n] = '\0';
@@ -130,7 +127,8 @@ void JitOptions::write_wall_time(float milliseconds) const {
   for (unsigned i = 0; i < count_; ++i)
     if (options_[i] == CU_JIT_WALL_TIME) {
       values_[i] = nullptr;
-      std::memcpy(&values_[i], &milliseconds, sizeof milliseconds); // CUDA stores the float in the slot
+      std::memcpy(&values_[i], &milliseconds,
+                  sizeof milliseconds); // CUDA stores the float in the slot
     }
 }
 
@@ -152,7 +150,9 @@ struct LinkState {
     error_log += (error_log.empty() ? "" : "\n") + message;
     options.write_logs(info_log, error_log);
   }
-  void add_info(const std::string& message) { info_log += (info_log.empty() ? "" : "\n") + message; }
+  void add_info(const std::string& message) {
+    info_log += (info_log.empty() ? "" : "\n") + message;
+  }
 };
 
 runtime::HandleRegistry<LinkState>& link_states() {
@@ -162,10 +162,8 @@ runtime::HandleRegistry<LinkState>& link_states() {
 
 unsigned current_sm() {
   const runtime::Device* d = nullptr;
-  if (runtime::Context* c = runtime::current_context())
-    d = c->device;
-  if (!d)
-    d = runtime::device(0);
+  if (runtime::Context* c = runtime::current_context()) d = c->device;
+  if (!d) d = runtime::device(0);
   return d ? unsigned(d->properties().cc_major * 10 + d->properties().cc_minor) : 75;
 }
 
@@ -187,8 +185,7 @@ CUresult add_ptx(LinkState& s, std::string text, const std::string& name) {
     return CUDA_ERROR_INVALID_PTX;
   }
   for (const runtime::PtxSource& m : s.modules)
-    if (m.text == text)
-      return CUDA_SUCCESS; // the same PTX twice (an object's two fatbin sections)
+    if (m.text == text) return CUDA_SUCCESS; // the same PTX twice (an object's two fatbin sections)
   if (s.options.verbose())
     s.add_info("info    : added PTX '" + name + "' (" + std::to_string(text.size()) + " bytes)");
   s.modules.push_back({name, std::move(text)});
@@ -212,7 +209,8 @@ CUresult add_fatbin(LinkState& s, const fatbin::Fatbin& fb, const std::string& n
   return add_ptx(s, std::move(text.value()), name + " [PTX " + choice->target.name() + "]");
 }
 
-CUresult add_input(LinkState& s, CUjitInputType type, std::span<const uint8_t> bytes, const std::string& name) {
+CUresult add_input(LinkState& s, CUjitInputType type, std::span<const uint8_t> bytes,
+                   const std::string& name) {
   switch (type) {
   case CU_JIT_INPUT_PTX: {
     size_t n = 0;
@@ -237,24 +235,29 @@ CUresult add_input(LinkState& s, CUjitInputType type, std::span<const uint8_t> b
     if (scan->format == fatbin::ImageFormat::Ptx)
       return add_input(s, CU_JIT_INPUT_PTX, scan->image, name);
     if (scan->fatbins.empty()) {
-      s.add_error(name + ": error: the object holds no device code (no .nv_fatbin or __nv_relfatbin section)");
+      s.add_error(
+          name +
+          ": error: the object holds no device code (no .nv_fatbin or __nv_relfatbin section)");
       return CUDA_ERROR_INVALID_IMAGE;
     }
     for (const fatbin::LocatedFatbin& located : scan->fatbins)
-      if (CUresult r = add_fatbin(s, located.fatbin, name + " (" + located.section + ")"))
-        return r;
+      if (CUresult r = add_fatbin(s, located.fatbin, name + " (" + located.section + ")")) return r;
     return CUDA_SUCCESS;
   }
   case CU_JIT_INPUT_CUBIN:
-    s.add_error(name + ": error: a cubin holds only NVIDIA machine code (SASS), which Mimic cannot translate; "
-                       "link its PTX instead");
+    s.add_error(
+        name +
+        ": error: a cubin holds only NVIDIA machine code (SASS), which Mimic cannot translate; "
+        "link its PTX instead");
     return CUDA_ERROR_NO_BINARY_FOR_GPU;
   case CU_JIT_INPUT_LIBRARY:
-    s.add_error(name + ": error: device libraries (.a archives) are not supported yet; link the PTX of its "
-                       "objects instead");
+    s.add_error(
+        name + ": error: device libraries (.a archives) are not supported yet; link the PTX of its "
+               "objects instead");
     return CUDA_ERROR_NOT_SUPPORTED;
   case CU_JIT_INPUT_NVVM:
-    s.add_error(name + ": error: NVVM IR (link-time optimisation) is not supported; link PTX instead");
+    s.add_error(name +
+                ": error: NVVM IR (link-time optimisation) is not supported; link PTX instead");
     return CUDA_ERROR_NOT_SUPPORTED;
   default:
     return CUDA_ERROR_INVALID_VALUE;
@@ -297,48 +300,47 @@ std::string unresolved_symbols(const runtime::Program& program) {
           item.function->linkage == ptx::Linkage::Extern) {
         name = item.function->name;
         line = item.function->loc.line;
-      } else if (item.kind == ptx::DirectiveKind::Var && item.var->linkage == ptx::Linkage::Extern &&
+      } else if (item.kind == ptx::DirectiveKind::Var &&
+                 item.var->linkage == ptx::Linkage::Extern &&
                  item.var->space != ptx::Modifier::Shared) {
         name = item.var->name;
       } else {
         continue;
       }
       if (!defined.count(name))
-        errors += (errors.empty() ? "" : "\n") + m->origin + (line ? ":" + std::to_string(line) : "") +
-                  ": error: undefined reference to '" + std::string(name) + "'";
+        errors += (errors.empty() ? "" : "\n") + m->origin +
+                  (line ? ":" + std::to_string(line) : "") + ": error: undefined reference to '" +
+                  std::string(name) + "'";
     }
   return errors;
 }
 
-CUresult add_data(CUlinkState state, CUjitInputType type, const void* data, size_t size, const char* name,
-                  unsigned numOptions, CUjit_option* options, void** optionValues) {
-  if (!initialized())
-    return CUDA_ERROR_NOT_INITIALIZED;
+CUresult add_data(CUlinkState state, CUjitInputType type, const void* data, size_t size,
+                  const char* name, unsigned numOptions, CUjit_option* options,
+                  void** optionValues) {
+  if (!initialized()) return CUDA_ERROR_NOT_INITIALIZED;
   LinkState* s = link_states().find(state);
-  if (!s)
-    return state ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
+  if (!s) return state ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
   if (!data || size == 0 || type < 0 || type >= CU_JIT_NUM_INPUT_TYPES)
     return CUDA_ERROR_INVALID_VALUE;
   JitOptions local; // options for this input only
-  if (CUresult r = local.parse(numOptions, options, optionValues))
-    return r;
+  if (CUresult r = local.parse(numOptions, options, optionValues)) return r;
   std::lock_guard lock(s->mutex);
   if (s->completed)
     return CUDA_ERROR_INVALID_VALUE; // nothing can be added once the link is complete
   auto started = std::chrono::steady_clock::now();
-  CUresult r = add_input(*s, type, {static_cast<const uint8_t*>(data), size}, input_name(name, s->modules.size()));
+  CUresult r = add_input(*s, type, {static_cast<const uint8_t*>(data), size},
+                         input_name(name, s->modules.size()));
   s->time += std::chrono::steady_clock::now() - started;
   return r;
 }
 
 CUresult add_file(CUlinkState state, CUjitInputType type, const char* path, unsigned numOptions,
                   CUjit_option* options, void** optionValues) {
-  if (!initialized())
-    return CUDA_ERROR_NOT_INITIALIZED;
+  if (!initialized()) return CUDA_ERROR_NOT_INITIALIZED;
   if (!link_states().find(state))
     return state ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
-  if (!path)
-    return CUDA_ERROR_INVALID_VALUE;
+  if (!path) return CUDA_ERROR_INVALID_VALUE;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     if (LinkState* s = link_states().find(state)) {
@@ -350,8 +352,7 @@ CUresult add_file(CUlinkState state, CUjitInputType type, const char* path, unsi
   std::ostringstream text;
   text << in.rdbuf();
   std::string bytes = text.str();
-  if (bytes.empty())
-    return CUDA_ERROR_INVALID_VALUE;
+  if (bytes.empty()) return CUDA_ERROR_INVALID_VALUE;
   return add_data(state, type, bytes.data(), bytes.size(), path, numOptions, options, optionValues);
 }
 
@@ -361,13 +362,10 @@ namespace impl {
 
 CUresult cuLinkCreate_v6050(unsigned int numOptions, CUjit_option* options, void** optionValues,
                             CUlinkState* stateOut) {
-  if (!initialized())
-    return CUDA_ERROR_NOT_INITIALIZED;
-  if (!stateOut)
-    return CUDA_ERROR_INVALID_VALUE;
+  if (!initialized()) return CUDA_ERROR_NOT_INITIALIZED;
+  if (!stateOut) return CUDA_ERROR_INVALID_VALUE;
   auto s = std::make_unique<LinkState>();
-  if (CUresult r = s->options.parse(numOptions, options, optionValues))
-    return r;
+  if (CUresult r = s->options.parse(numOptions, options, optionValues)) return r;
   s->device_sm = current_sm();
   s->options.write_logs("", ""); // the buffers start empty
   *stateOut = reinterpret_cast<CUlinkState>(s.get());
@@ -380,34 +378,33 @@ CUresult cuLinkCreate_v5050(unsigned int numOptions, CUjit_option* options, void
   return cuLinkCreate_v6050(numOptions, options, optionValues, stateOut);
 }
 
-CUresult cuLinkAddData_v6050(CUlinkState state, CUjitInputType type, void* data, size_t size, const char* name,
-                             unsigned int numOptions, CUjit_option* options, void** optionValues) {
+CUresult cuLinkAddData_v6050(CUlinkState state, CUjitInputType type, void* data, size_t size,
+                             const char* name, unsigned int numOptions, CUjit_option* options,
+                             void** optionValues) {
   return add_data(state, type, data, size, name, numOptions, options, optionValues);
 }
 
-CUresult cuLinkAddData_v5050(CUlinkState state, CUjitInputType type, void* data, size_t size, const char* name,
-                             unsigned int numOptions, CUjit_option* options, void** optionValues) {
+CUresult cuLinkAddData_v5050(CUlinkState state, CUjitInputType type, void* data, size_t size,
+                             const char* name, unsigned int numOptions, CUjit_option* options,
+                             void** optionValues) {
   return add_data(state, type, data, size, name, numOptions, options, optionValues);
 }
 
-CUresult cuLinkAddFile_v6050(CUlinkState state, CUjitInputType type, const char* path, unsigned int numOptions,
-                             CUjit_option* options, void** optionValues) {
+CUresult cuLinkAddFile_v6050(CUlinkState state, CUjitInputType type, const char* path,
+                             unsigned int numOptions, CUjit_option* options, void** optionValues) {
   return add_file(state, type, path, numOptions, options, optionValues);
 }
 
-CUresult cuLinkAddFile_v5050(CUlinkState state, CUjitInputType type, const char* path, unsigned int numOptions,
-                             CUjit_option* options, void** optionValues) {
+CUresult cuLinkAddFile_v5050(CUlinkState state, CUjitInputType type, const char* path,
+                             unsigned int numOptions, CUjit_option* options, void** optionValues) {
   return add_file(state, type, path, numOptions, options, optionValues);
 }
 
 CUresult cuLinkComplete_v5050(CUlinkState state, void** cubinOut, size_t* sizeOut) {
-  if (!initialized())
-    return CUDA_ERROR_NOT_INITIALIZED;
+  if (!initialized()) return CUDA_ERROR_NOT_INITIALIZED;
   LinkState* s = link_states().find(state);
-  if (!s)
-    return state ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
-  if (!cubinOut || !sizeOut)
-    return CUDA_ERROR_INVALID_VALUE;
+  if (!s) return state ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;
+  if (!cubinOut || !sizeOut) return CUDA_ERROR_INVALID_VALUE;
   std::lock_guard lock(s->mutex);
   if (s->completed) {
     *cubinOut = s->image.data();
@@ -437,14 +434,16 @@ CUresult cuLinkComplete_v5050(CUlinkState state, void** cubinOut, size_t* sizeOu
     names += (names.empty() ? "" : ", ") + m.name;
   const runtime::Program& p = *program.value();
   s->add_info("info    : linked " + std::to_string(s->modules.size()) + " PTX module" +
-              (s->modules.size() == 1 ? "" : "s") + " (" + names + ") for sm_" + std::to_string(s->device_sm) +
-              ": " + std::to_string(p.kernels.size()) + " kernel" + (p.kernels.size() == 1 ? "" : "s") + ", " +
-              std::to_string(p.globals.size()) + " global variable" + (p.globals.size() == 1 ? "" : "s"));
+              (s->modules.size() == 1 ? "" : "s") + " (" + names + ") for sm_" +
+              std::to_string(s->device_sm) + ": " + std::to_string(p.kernels.size()) + " kernel" +
+              (p.kernels.size() == 1 ? "" : "s") + ", " + std::to_string(p.globals.size()) +
+              " global variable" + (p.globals.size() == 1 ? "" : "s"));
   if (s->options.verbose())
     for (const runtime::KernelInfo& k : p.kernels)
-      s->add_info("info    : kernel '" + k.name + "': " + std::to_string(k.param_bytes) + " bytes of parameters, " +
-                  std::to_string(k.static_shared_bytes) + " bytes of shared memory, " +
-                  std::to_string(k.local_bytes) + " bytes of local memory");
+      s->add_info("info    : kernel '" + k.name + "': " + std::to_string(k.param_bytes) +
+                  " bytes of parameters, " + std::to_string(k.static_shared_bytes) +
+                  " bytes of shared memory, " + std::to_string(k.local_bytes) +
+                  " bytes of local memory");
   s->options.write_logs(s->info_log, s->error_log);
   s->options.write_wall_time(s->time.count());
   *cubinOut = s->image.data();
@@ -453,8 +452,7 @@ CUresult cuLinkComplete_v5050(CUlinkState state, void** cubinOut, size_t* sizeOu
 }
 
 CUresult cuLinkDestroy_v5050(CUlinkState state) {
-  if (!initialized())
-    return CUDA_ERROR_NOT_INITIALIZED;
+  if (!initialized()) return CUDA_ERROR_NOT_INITIALIZED;
   LinkState* s = link_states().find(state);
   if (!s || !link_states().remove(s))
     return state ? CUDA_ERROR_INVALID_HANDLE : CUDA_ERROR_INVALID_VALUE;

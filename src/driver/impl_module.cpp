@@ -406,17 +406,41 @@ CUresult cuModuleGetLoadingMode_v11070(CUmoduleLoadingMode* mode) {
 
 // ---- libraries and kernels
 
-CUresult cuLibraryLoadData_v12000(CUlibrary* library, const void* code, CUjit_option*, void**, unsigned int,
-                                  CUlibraryOption*, void**, unsigned int) {
+// The options of cuLibraryLoad*: JIT options as for cuModuleLoadDataEx, and library
+// options, which say how the application keeps its data (nothing Mimic needs to act on).
+static CUresult check_library_options(CUjit_option* jitOptions, void** jitValues, unsigned numJitOptions,
+                               CUlibraryOption* libraryOptions, void** libraryValues, unsigned numLibraryOptions) {
+  JitOptions jit;
+  if (CUresult r = jit.parse(numJitOptions, jitOptions, jitValues))
+    return r;
+  if (numLibraryOptions > 0 && (!libraryOptions || !libraryValues))
+    return CUDA_ERROR_INVALID_VALUE;
+  for (unsigned i = 0; i < numLibraryOptions; ++i)
+    if (libraryOptions[i] != CU_LIBRARY_HOST_UNIVERSAL_FUNCTION_AND_DATA_TABLE &&
+        libraryOptions[i] != CU_LIBRARY_BINARY_IS_PRESERVED)
+      return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLibraryLoadData_v12000(CUlibrary* library, const void* code, CUjit_option* jitOptions, void** jitValues,
+                                  unsigned int numJitOptions, CUlibraryOption* libraryOptions, void** libraryValues,
+                                  unsigned int numLibraryOptions) {
   if (!initialized())
     return CUDA_ERROR_NOT_INITIALIZED;
+  if (CUresult r = check_library_options(jitOptions, jitValues, numJitOptions, libraryOptions, libraryValues,
+                                         numLibraryOptions))
+    return r;
   return load_library(library, code, runtime::current_context());
 }
 
-CUresult cuLibraryLoadFromFile_v12000(CUlibrary* library, const char* fileName, CUjit_option*, void**, unsigned int,
-                                      CUlibraryOption*, void**, unsigned int) {
+CUresult cuLibraryLoadFromFile_v12000(CUlibrary* library, const char* fileName, CUjit_option* jitOptions,
+                                      void** jitValues, unsigned int numJitOptions, CUlibraryOption* libraryOptions,
+                                      void** libraryValues, unsigned int numLibraryOptions) {
   if (!initialized())
     return CUDA_ERROR_NOT_INITIALIZED;
+  if (CUresult r = check_library_options(jitOptions, jitValues, numJitOptions, libraryOptions, libraryValues,
+                                         numLibraryOptions))
+    return r;
   if (!fileName)
     return CUDA_ERROR_INVALID_VALUE;
   auto text = read_file(fileName);

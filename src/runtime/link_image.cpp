@@ -45,14 +45,12 @@ std::vector<uint8_t> make_linked_image(const std::vector<PtxSource>& modules) {
 bool is_linked_image(const void* image) {
   const auto* p = static_cast<const char*>(image);
   for (size_t i = 0; i < sizeof kLinkedImageMagic; ++i)
-    if (p[i] != kLinkedImageMagic[i])
-      return false;
+    if (p[i] != kLinkedImageMagic[i]) return false;
   return true;
 }
 
 Result<std::vector<PtxSource>> read_linked_image(const void* image) {
-  if (!is_linked_image(image))
-    return Error("not a linked image", CUDA_ERROR_INVALID_IMAGE);
+  if (!is_linked_image(image)) return Error("not a linked image", CUDA_ERROR_INVALID_IMAGE);
   const auto* p = static_cast<const uint8_t*>(image);
   uint32_t version = get<uint32_t>(p + 8), count = get<uint32_t>(p + 12);
   uint64_t total = get<uint64_t>(p + 16);
@@ -61,16 +59,19 @@ Result<std::vector<PtxSource>> read_linked_image(const void* image) {
                      std::to_string(kLinkedImageVersion) + "): link it again with this library",
                  CUDA_ERROR_INVALID_IMAGE);
   if (total < kHeaderBytes || total > kMaxImageBytes)
-    return Error("linked image of " + std::to_string(total) + " bytes: damaged", CUDA_ERROR_INVALID_IMAGE);
+    return Error("linked image of " + std::to_string(total) + " bytes: damaged",
+                 CUDA_ERROR_INVALID_IMAGE);
   std::vector<PtxSource> modules;
   uint64_t at = kHeaderBytes;
   for (uint32_t i = 0; i < count; ++i) {
     if (total - at < kEntryBytes)
-      return Error("linked image: module " + std::to_string(i) + " lies past its end", CUDA_ERROR_INVALID_IMAGE);
+      return Error("linked image: module " + std::to_string(i) + " lies past its end",
+                   CUDA_ERROR_INVALID_IMAGE);
     uint64_t name_bytes = get<uint32_t>(p + at), text_bytes = get<uint64_t>(p + at + 8);
     at += kEntryBytes;
     if (name_bytes > total - at || text_bytes > total - at - name_bytes)
-      return Error("linked image: module " + std::to_string(i) + " lies past its end", CUDA_ERROR_INVALID_IMAGE);
+      return Error("linked image: module " + std::to_string(i) + " lies past its end",
+                   CUDA_ERROR_INVALID_IMAGE);
     PtxSource m;
     m.name.assign(reinterpret_cast<const char*>(p + at), name_bytes);
     at += name_bytes;

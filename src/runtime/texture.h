@@ -6,7 +6,8 @@
 // it loads the fields it needs from the handle. The runtime keeps each descriptor alive
 // and at the same address until the object is destroyed (and beyond: destroyed objects
 // stay allocated, so a stale handle never points at reused memory), and validates
-// handles through a registry in the API calls (destroy, get*).
+// handles through a registry in the API calls (destroy, get*). As on CUDA, the resource
+// (array or memory) must outlive the object: `base` is resolved once, at creation.
 //
 // ---- Layout (C, natural alignment, 160 bytes, fixed by static_asserts below) ----------
 //
@@ -100,7 +101,8 @@ struct MimicTextureDescriptor {
 
 } // extern "C"
 
-static_assert(sizeof(MimicTextureDescriptor) == 160, "the layout is part of the generated code's ABI");
+static_assert(sizeof(MimicTextureDescriptor) == 160,
+              "the layout is part of the generated code's ABI");
 static_assert(offsetof(MimicTextureDescriptor, base) == 8);
 static_assert(offsetof(MimicTextureDescriptor, width) == 32);
 static_assert(offsetof(MimicTextureDescriptor, format) == 48);
@@ -140,7 +142,8 @@ struct TextureObject {
 // is CUDA_ERROR_INVALID_HANDLE, a mipmapped array CUDA_ERROR_NOT_SUPPORTED) and makes
 // the object. `texture` is null for a surface; `view` may be null.
 Result<TextureObject*> create_texture_object(Context* context, const CUDA_RESOURCE_DESC& resource,
-                                             const CUDA_TEXTURE_DESC* texture, const CUDA_RESOURCE_VIEW_DESC* view);
+                                             const CUDA_TEXTURE_DESC* texture,
+                                             const CUDA_RESOURCE_VIEW_DESC* view);
 Result<TextureObject*> create_surface_object(Context* context, const CUDA_RESOURCE_DESC& resource);
 CUresult destroy_texture_object(TextureObject* object);
 

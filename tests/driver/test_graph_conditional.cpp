@@ -36,8 +36,8 @@ protected:
     ASSERT_EQ(CU(cuGraphAddMemsetNode)(&n, body, nullptr, 0, &m, ctx), CUDA_SUCCESS);
   }
 
-  CUresult add_conditional(CUgraphConditionalHandle h, CUgraphConditionalNodeType type, unsigned size,
-                           CUgraph* bodies, CUgraphNode* out = nullptr) {
+  CUresult add_conditional(CUgraphConditionalHandle h, CUgraphConditionalNodeType type,
+                           unsigned size, CUgraph* bodies, CUgraphNode* out = nullptr) {
     CUgraphNodeParams p{};
     p.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
     p.conditional.handle = h;
@@ -70,9 +70,12 @@ protected:
 
 TEST_F(Conditional, IfElseAndSwitchFollowTheDefaultValue) {
   CUgraphConditionalHandle yes, no, pick;
-  ASSERT_EQ(CU(cuGraphConditionalHandleCreate)(&yes, graph, ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT), CUDA_SUCCESS);
-  ASSERT_EQ(CU(cuGraphConditionalHandleCreate)(&no, graph, ctx, 0, CU_GRAPH_COND_ASSIGN_DEFAULT), CUDA_SUCCESS);
-  ASSERT_EQ(CU(cuGraphConditionalHandleCreate)(&pick, graph, ctx, 2, CU_GRAPH_COND_ASSIGN_DEFAULT), CUDA_SUCCESS);
+  ASSERT_EQ(CU(cuGraphConditionalHandleCreate)(&yes, graph, ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT),
+            CUDA_SUCCESS);
+  ASSERT_EQ(CU(cuGraphConditionalHandleCreate)(&no, graph, ctx, 0, CU_GRAPH_COND_ASSIGN_DEFAULT),
+            CUDA_SUCCESS);
+  ASSERT_EQ(CU(cuGraphConditionalHandleCreate)(&pick, graph, ctx, 2, CU_GRAPH_COND_ASSIGN_DEFAULT),
+            CUDA_SUCCESS);
   CUgraph if_yes[1], if_no[2], cases[3];
   ASSERT_EQ(add_conditional(yes, CU_GRAPH_COND_TYPE_IF, 1, if_yes), CUDA_SUCCESS);
   ASSERT_EQ(add_conditional(no, CU_GRAPH_COND_TYPE_IF, 2, if_no), CUDA_SUCCESS);
@@ -107,15 +110,19 @@ TEST_F(Conditional, IfElseAndSwitchFollowTheDefaultValue) {
 
 TEST_F(Conditional, SwitchOutOfRangeAndNestedBodies) {
   CUgraphConditionalHandle outer, inner;
-  ASSERT_EQ(CU(cuGraphConditionalHandleCreate)(&outer, graph, ctx, 7, CU_GRAPH_COND_ASSIGN_DEFAULT), CUDA_SUCCESS);
-  ASSERT_EQ(CU(cuGraphConditionalHandleCreate)(&inner, graph, ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT), CUDA_SUCCESS);
+  ASSERT_EQ(CU(cuGraphConditionalHandleCreate)(&outer, graph, ctx, 7, CU_GRAPH_COND_ASSIGN_DEFAULT),
+            CUDA_SUCCESS);
+  ASSERT_EQ(CU(cuGraphConditionalHandleCreate)(&inner, graph, ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT),
+            CUDA_SUCCESS);
   CUgraph cases[2];
   ASSERT_EQ(add_conditional(outer, CU_GRAPH_COND_TYPE_SWITCH, 2, cases), CUDA_SUCCESS);
   fill(cases[0], 0, 1);
   fill(cases[1], 1, 2);
   // An IF inside a body of another IF.
   CUgraphConditionalHandle always;
-  ASSERT_EQ(CU(cuGraphConditionalHandleCreate)(&always, graph, ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT), CUDA_SUCCESS);
+  ASSERT_EQ(
+      CU(cuGraphConditionalHandleCreate)(&always, graph, ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT),
+      CUDA_SUCCESS);
   CUgraph then[1];
   ASSERT_EQ(add_conditional(always, CU_GRAPH_COND_TYPE_IF, 1, then), CUDA_SUCCESS);
   CUgraphNodeParams p{};
@@ -134,7 +141,8 @@ TEST_F(Conditional, SwitchOutOfRangeAndNestedBodies) {
 
 TEST_F(Conditional, WhileLoops) {
   CUgraphConditionalHandle never;
-  ASSERT_EQ(CU(cuGraphConditionalHandleCreate)(&never, graph, ctx, 0, CU_GRAPH_COND_ASSIGN_DEFAULT), CUDA_SUCCESS);
+  ASSERT_EQ(CU(cuGraphConditionalHandleCreate)(&never, graph, ctx, 0, CU_GRAPH_COND_ASSIGN_DEFAULT),
+            CUDA_SUCCESS);
   CUgraph body[1];
   ASSERT_EQ(add_conditional(never, CU_GRAPH_COND_TYPE_WHILE, 1, body), CUDA_SUCCESS);
   fill(body[0], 0, 9);
@@ -144,7 +152,9 @@ TEST_F(Conditional, WhileLoops) {
   ASSERT_EQ(CU(cuGraphCreate)(&forever_graph, 0), CUDA_SUCCESS);
   std::swap(forever_graph, graph);
   CUgraphConditionalHandle forever;
-  ASSERT_EQ(CU(cuGraphConditionalHandleCreate)(&forever, graph, ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT), CUDA_SUCCESS);
+  ASSERT_EQ(
+      CU(cuGraphConditionalHandleCreate)(&forever, graph, ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT),
+      CUDA_SUCCESS);
   ASSERT_EQ(add_conditional(forever, CU_GRAPH_COND_TYPE_WHILE, 1, body), CUDA_SUCCESS);
   fill(body[0], 0, 9);
   CUgraphExec exec;
@@ -158,7 +168,8 @@ TEST_F(Conditional, WhileLoops) {
 
 TEST_F(Conditional, Misuse) {
   CUgraphConditionalHandle h;
-  EXPECT_EQ(CU(cuGraphConditionalHandleCreate)(nullptr, graph, ctx, 0, 0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(CU(cuGraphConditionalHandleCreate)(nullptr, graph, ctx, 0, 0),
+            CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuGraphConditionalHandleCreate)(&h, graph, ctx, 0, 0x10), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuGraphConditionalHandleCreate)(&h, nullptr, ctx, 0, 0), CUDA_ERROR_INVALID_VALUE);
   CUgraph gone;

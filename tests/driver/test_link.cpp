@@ -42,8 +42,8 @@ protected:
   void TearDown() override { CU(cuDevicePrimaryCtxRelease)(0); }
 
   CUresult add_ptx(CUlinkState s, const char* text, const char* name) {
-    return CU(cuLinkAddData)(s, CU_JIT_INPUT_PTX, const_cast<char*>(text), strlen(text) + 1, name, 0, nullptr,
-                             nullptr);
+    return CU(cuLinkAddData)(s, CU_JIT_INPUT_PTX, const_cast<char*>(text), strlen(text) + 1, name,
+                             0, nullptr, nullptr);
   }
 
   // Runs `read` of a loaded module and returns what it saw of `counter`.
@@ -51,7 +51,8 @@ protected:
     CUdeviceptr out = 0;
     EXPECT_EQ(CU(cuMemAlloc)(&out, 4), CUDA_SUCCESS);
     void* params[] = {&out};
-    EXPECT_EQ(CU(cuLaunchKernel)(read, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr), CUDA_SUCCESS);
+    EXPECT_EQ(CU(cuLaunchKernel)(read, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr),
+              CUDA_SUCCESS);
     uint32_t value = 0;
     EXPECT_EQ(CU(cuMemcpyDtoH)(&value, out, 4), CUDA_SUCCESS);
     EXPECT_EQ(CU(cuMemFree)(out), CUDA_SUCCESS);
@@ -63,11 +64,16 @@ protected:
 
 TEST_F(Link, TwoPtxModulesBecomeOneProgram) {
   char info[1024] = "x", error[1024] = "x";
-  CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_ERROR_LOG_BUFFER,
-                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_WALL_TIME, CU_JIT_OPTIMIZATION_LEVEL,
+  CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER,  CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_WALL_TIME,        CU_JIT_OPTIMIZATION_LEVEL,
                             CU_JIT_LOG_VERBOSE};
-  void* values[] = {info,       reinterpret_cast<void*>(uintptr_t(sizeof info)), error,
-                    reinterpret_cast<void*>(uintptr_t(sizeof error)), nullptr, reinterpret_cast<void*>(uintptr_t(3)),
+  void* values[] = {info,
+                    reinterpret_cast<void*>(uintptr_t(sizeof info)),
+                    error,
+                    reinterpret_cast<void*>(uintptr_t(sizeof error)),
+                    nullptr,
+                    reinterpret_cast<void*>(uintptr_t(3)),
                     reinterpret_cast<void*>(uintptr_t(1))};
   CUlinkState link = nullptr;
   ASSERT_EQ(CU(cuLinkCreate)(7, options, values, &link), CUDA_SUCCESS);
@@ -80,7 +86,8 @@ TEST_F(Link, TwoPtxModulesBecomeOneProgram) {
   EXPECT_GT(size, strlen(kDefines) + strlen(kUses));
   // The logs: what was linked, sizes written back, no errors, a wall time.
   std::string info_text = info;
-  EXPECT_NE(info_text.find("linked 2 PTX modules (defines.ptx, uses.ptx)"), std::string::npos) << info_text;
+  EXPECT_NE(info_text.find("linked 2 PTX modules (defines.ptx, uses.ptx)"), std::string::npos)
+      << info_text;
   EXPECT_NE(info_text.find("kernel 'read'"), std::string::npos) << info_text; // verbose
   EXPECT_EQ(uintptr_t(values[1]), info_text.size() + 1);
   EXPECT_STREQ(error, "");
@@ -116,7 +123,8 @@ TEST_F(Link, TwoPtxModulesBecomeOneProgram) {
 
   // A library loads the same image; the image is the link state's until it is destroyed.
   CUlibrary lib = nullptr;
-  ASSERT_EQ(CU(cuLibraryLoadData)(&lib, image, nullptr, nullptr, 0, nullptr, nullptr, 0), CUDA_SUCCESS);
+  ASSERT_EQ(CU(cuLibraryLoadData)(&lib, image, nullptr, nullptr, 0, nullptr, nullptr, 0),
+            CUDA_SUCCESS);
   CUkernel k = nullptr;
   EXPECT_EQ(CU(cuLibraryGetKernel)(&k, lib, "read"), CUDA_SUCCESS);
   EXPECT_EQ(CU(cuLibraryUnload)(lib), CUDA_SUCCESS);
@@ -187,7 +195,8 @@ TEST_F(Link, UndefinedAndDuplicateSymbols) {
   void* image = nullptr;
   size_t size = 0;
   EXPECT_EQ(CU(cuLinkComplete)(link, &image, &size), CUDA_ERROR_INVALID_IMAGE);
-  EXPECT_NE(std::string(error).find("lonely.ptx: error: undefined reference to 'nowhere'"), std::string::npos)
+  EXPECT_NE(std::string(error).find("lonely.ptx: error: undefined reference to 'nowhere'"),
+            std::string::npos)
       << error;
   EXPECT_EQ(CU(cuLinkDestroy)(link), CUDA_SUCCESS);
 
@@ -195,13 +204,15 @@ TEST_F(Link, UndefinedAndDuplicateSymbols) {
   // two sections.)
   std::string twin = kDefines;
   twin.replace(twin.find("bump"), 4, "bum2");
-  values[1] = reinterpret_cast<void*>(uintptr_t(sizeof error)); // the slot said how much was written
+  values[1] =
+      reinterpret_cast<void*>(uintptr_t(sizeof error)); // the slot said how much was written
   ASSERT_EQ(CU(cuLinkCreate)(2, options, values, &link), CUDA_SUCCESS);
   ASSERT_EQ(add_ptx(link, kDefines, "one.ptx"), CUDA_SUCCESS);
   ASSERT_EQ(add_ptx(link, kDefines, "same.ptx"), CUDA_SUCCESS);
   ASSERT_EQ(add_ptx(link, twin.c_str(), "two.ptx"), CUDA_SUCCESS);
   EXPECT_NE(CU(cuLinkComplete)(link, &image, &size), CUDA_SUCCESS);
-  EXPECT_NE(std::string(error).find("two.ptx: error: multiple definition of 'counter', first defined in one.ptx"),
+  EXPECT_NE(std::string(error).find(
+                "two.ptx: error: multiple definition of 'counter', first defined in one.ptx"),
             std::string::npos)
       << error;
   EXPECT_EQ(CU(cuLinkDestroy)(link), CUDA_SUCCESS);
@@ -211,8 +222,10 @@ TEST_F(Link, FatbinariesObjectsAndFiles) {
   using namespace mimic::test;
   // A fatbin with PTX for sm_75 (the device runs it) and an object carrying a fatbin with
   // the other module in __nv_relfatbin, as -rdc builds do.
-  Bytes fatbin = build_fatbin({EntrySpec{1, 75, 8, 0, mimic::fatbin::Compression::Lz4, kDefines, ""}});
-  Bytes object = build_elf({{"__nv_relfatbin", build_fatbin({EntrySpec{1, 75, 8, 0, {}, kUses, ""}})}});
+  Bytes fatbin =
+      build_fatbin({EntrySpec{1, 75, 8, 0, mimic::fatbin::Compression::Lz4, kDefines, ""}});
+  Bytes object =
+      build_elf({{"__nv_relfatbin", build_fatbin({EntrySpec{1, 75, 8, 0, {}, kUses, ""}})}});
   std::string path = testing::TempDir() + "/mimic_link_object." + std::to_string(getpid()) + ".o";
   {
     std::ofstream out(path, std::ios::binary);
@@ -220,10 +233,11 @@ TEST_F(Link, FatbinariesObjectsAndFiles) {
   }
   CUlinkState link = nullptr;
   ASSERT_EQ(CU(cuLinkCreate)(0, nullptr, nullptr, &link), CUDA_SUCCESS);
-  ASSERT_EQ(CU(cuLinkAddData)(link, CU_JIT_INPUT_FATBINARY, fatbin.data(), fatbin.size(), "defines.fatbin", 0,
-                              nullptr, nullptr),
+  ASSERT_EQ(CU(cuLinkAddData)(link, CU_JIT_INPUT_FATBINARY, fatbin.data(), fatbin.size(),
+                              "defines.fatbin", 0, nullptr, nullptr),
             CUDA_SUCCESS);
-  ASSERT_EQ(CU(cuLinkAddFile)(link, CU_JIT_INPUT_OBJECT, path.c_str(), 0, nullptr, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(CU(cuLinkAddFile)(link, CU_JIT_INPUT_OBJECT, path.c_str(), 0, nullptr, nullptr),
+            CUDA_SUCCESS);
   void* image = nullptr;
   size_t size = 0;
   ASSERT_EQ(CU(cuLinkComplete)(link, &image, &size), CUDA_SUCCESS);
@@ -246,20 +260,31 @@ TEST_F(Link, FatbinariesObjectsAndFiles) {
     out << kDefines;
   }
   ASSERT_EQ(CU(cuLinkCreate)(0, nullptr, nullptr, &link), CUDA_SUCCESS);
-  EXPECT_EQ(CU(cuLinkAddFile)(link, CU_JIT_INPUT_PTX, ptx_path.c_str(), 0, nullptr, nullptr), CUDA_SUCCESS);
+  EXPECT_EQ(CU(cuLinkAddFile)(link, CU_JIT_INPUT_PTX, ptx_path.c_str(), 0, nullptr, nullptr),
+            CUDA_SUCCESS);
   EXPECT_EQ(CU(cuLinkAddFile)(link, CU_JIT_INPUT_PTX, "/nonexistent/x.ptx", 0, nullptr, nullptr),
             CUDA_ERROR_FILE_NOT_FOUND);
-  Bytes sass_only = build_fatbin({EntrySpec{2, 75, 8, 0, {}, "\x7f" "ELF machine code", ""}});
-  EXPECT_EQ(CU(cuLinkAddData)(link, CU_JIT_INPUT_FATBINARY, sass_only.data(), sass_only.size(), "sass.fatbin", 0,
-                              nullptr, nullptr),
+  Bytes sass_only = build_fatbin({EntrySpec{2,
+                                            75,
+                                            8,
+                                            0,
+                                            {},
+                                            "\x7f"
+                                            "ELF machine code",
+                                            ""}});
+  EXPECT_EQ(CU(cuLinkAddData)(link, CU_JIT_INPUT_FATBINARY, sass_only.data(), sass_only.size(),
+                              "sass.fatbin", 0, nullptr, nullptr),
             CUDA_ERROR_NO_BINARY_FOR_GPU);
   char junk[] = "not a fatbin at all, just bytes";
-  EXPECT_EQ(CU(cuLinkAddData)(link, CU_JIT_INPUT_FATBINARY, junk, sizeof junk, "junk", 0, nullptr, nullptr),
+  EXPECT_EQ(CU(cuLinkAddData)(link, CU_JIT_INPUT_FATBINARY, junk, sizeof junk, "junk", 0, nullptr,
+                              nullptr),
             CUDA_ERROR_INVALID_IMAGE);
-  EXPECT_EQ(CU(cuLinkAddData)(link, CU_JIT_INPUT_CUBIN, junk, sizeof junk, "x.cubin", 0, nullptr, nullptr),
+  EXPECT_EQ(CU(cuLinkAddData)(link, CU_JIT_INPUT_CUBIN, junk, sizeof junk, "x.cubin", 0, nullptr,
+                              nullptr),
             CUDA_ERROR_NO_BINARY_FOR_GPU);
-  EXPECT_EQ(CU(cuLinkAddData)(link, CU_JIT_INPUT_NVVM, junk, sizeof junk, "x.nvvm", 0, nullptr, nullptr),
-            CUDA_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(
+      CU(cuLinkAddData)(link, CU_JIT_INPUT_NVVM, junk, sizeof junk, "x.nvvm", 0, nullptr, nullptr),
+      CUDA_ERROR_NOT_SUPPORTED);
   EXPECT_EQ(CU(cuLinkComplete)(link, &image, &size), CUDA_SUCCESS); // the good input still links
   EXPECT_EQ(CU(cuLinkDestroy)(link), CUDA_SUCCESS);
   std::remove(ptx_path.c_str());
@@ -281,9 +306,11 @@ TEST_F(Link, Misuse) {
   size_t size = 0;
   EXPECT_EQ(CU(cuLinkAddData)(link, CU_JIT_INPUT_PTX, nullptr, 10, "x", 0, nullptr, nullptr),
             CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(CU(cuLinkAddData)(link, CUjitInputType(42), const_cast<char*>(kDefines), 10, "x", 0, nullptr, nullptr),
+  EXPECT_EQ(CU(cuLinkAddData)(link, CUjitInputType(42), const_cast<char*>(kDefines), 10, "x", 0,
+                              nullptr, nullptr),
             CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(CU(cuLinkAddFile)(link, CU_JIT_INPUT_PTX, nullptr, 0, nullptr, nullptr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(CU(cuLinkAddFile)(link, CU_JIT_INPUT_PTX, nullptr, 0, nullptr, nullptr),
+            CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuLinkComplete)(link, nullptr, &size), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuLinkComplete)(link, &image, nullptr), CUDA_ERROR_INVALID_VALUE);
   ASSERT_EQ(CU(cuLinkDestroy)(link), CUDA_SUCCESS);
@@ -291,22 +318,45 @@ TEST_F(Link, Misuse) {
   CUstream stream = nullptr;
   ASSERT_EQ(CU(cuStreamCreate)(&stream, 0), CUDA_SUCCESS);
   uint64_t garbage[4] = {1, 2, 3, 4};
-  for (void* bad : {static_cast<void*>(link), static_cast<void*>(stream), static_cast<void*>(garbage),
-                    reinterpret_cast<void*>(uintptr_t(0xdeadbeef000))}) {
+  for (void* bad :
+       {static_cast<void*>(link), static_cast<void*>(stream), static_cast<void*>(garbage),
+        reinterpret_cast<void*>(uintptr_t(0xdeadbeef000))}) {
     auto s = static_cast<CUlinkState>(bad);
     EXPECT_EQ(CU(cuLinkDestroy)(s), CUDA_ERROR_INVALID_HANDLE);
     EXPECT_EQ(add_ptx(s, kDefines, "x"), CUDA_ERROR_INVALID_HANDLE);
-    EXPECT_EQ(CU(cuLinkAddFile)(s, CU_JIT_INPUT_PTX, "x.ptx", 0, nullptr, nullptr), CUDA_ERROR_INVALID_HANDLE);
+    EXPECT_EQ(CU(cuLinkAddFile)(s, CU_JIT_INPUT_PTX, "x.ptx", 0, nullptr, nullptr),
+              CUDA_ERROR_INVALID_HANDLE);
     EXPECT_EQ(CU(cuLinkComplete)(s, &image, &size), CUDA_ERROR_INVALID_HANDLE);
   }
   EXPECT_EQ(CU(cuLinkDestroy)(nullptr), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuStreamDestroy)(stream), CUDA_SUCCESS);
 }
 
+TEST_F(Link, LibraryLoadOptionsAreChecked) {
+  CUlibraryOption preserved[] = {CU_LIBRARY_BINARY_IS_PRESERVED};
+  void* one[] = {reinterpret_cast<void*>(uintptr_t(1))};
+  CUlibrary lib = nullptr;
+  ASSERT_EQ(CU(cuLibraryLoadData)(&lib, kDefines, nullptr, nullptr, 0, preserved, one, 1),
+            CUDA_SUCCESS);
+  EXPECT_EQ(CU(cuLibraryUnload)(lib), CUDA_SUCCESS);
+  CUlibraryOption unknown[] = {CUlibraryOption(77)};
+  EXPECT_EQ(CU(cuLibraryLoadData)(&lib, kDefines, nullptr, nullptr, 0, unknown, one, 1),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(CU(cuLibraryLoadData)(&lib, kDefines, nullptr, nullptr, 0, nullptr, nullptr, 1),
+            CUDA_ERROR_INVALID_VALUE);
+  CUjit_option level[] = {CU_JIT_OPTIMIZATION_LEVEL};
+  void* nine[] = {reinterpret_cast<void*>(uintptr_t(9))};
+  EXPECT_EQ(CU(cuLibraryLoadData)(&lib, kDefines, level, nine, 1, nullptr, nullptr, 0),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(
+      CU(cuLibraryLoadFromFile)(&lib, "/nonexistent.ptx", level, nine, 1, nullptr, nullptr, 0),
+      CUDA_ERROR_INVALID_VALUE);
+}
+
 TEST_F(Link, ModuleLoadDataExFillsTheErrorLog) {
   char error[2048] = "x", info[256] = "x";
-  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_INFO_LOG_BUFFER,
-                            CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
+                            CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
   void* values[] = {error, reinterpret_cast<void*>(uintptr_t(sizeof error)), info,
                     reinterpret_cast<void*>(uintptr_t(sizeof info))};
   CUmodule m = nullptr;

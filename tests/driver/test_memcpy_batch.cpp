@@ -37,8 +37,10 @@ protected:
     return attr;
   }
 
-  PFN_cuMemcpyBatchAsync_v12080 batch_v1 = exported<PFN_cuMemcpyBatchAsync_v12080>("cuMemcpyBatchAsync");
-  PFN_cuMemcpy3DBatchAsync_v12080 batch3d_v1 = exported<PFN_cuMemcpy3DBatchAsync_v12080>("cuMemcpy3DBatchAsync");
+  PFN_cuMemcpyBatchAsync_v12080 batch_v1 =
+      exported<PFN_cuMemcpyBatchAsync_v12080>("cuMemcpyBatchAsync");
+  PFN_cuMemcpy3DBatchAsync_v12080 batch3d_v1 =
+      exported<PFN_cuMemcpy3DBatchAsync_v12080>("cuMemcpy3DBatchAsync");
   CUcontext ctx = nullptr;
   CUstream stream = nullptr;
   CUdeviceptr a = 0, b = 0;
@@ -51,7 +53,8 @@ TEST_F(Batch, CopiesInStreamOrderWithAttributeRanges) {
   CUdeviceptr dsts[] = {a, b, host(out.data())};
   CUdeviceptr srcs[] = {host(in.data()), a, b};
   size_t sizes[] = {1024, 1024, 1024};
-  CUmemcpyAttributes attrs[] = {order(CU_MEMCPY_SRC_ACCESS_ORDER_STREAM), order(CU_MEMCPY_SRC_ACCESS_ORDER_ANY)};
+  CUmemcpyAttributes attrs[] = {order(CU_MEMCPY_SRC_ACCESS_ORDER_STREAM),
+                                order(CU_MEMCPY_SRC_ACCESS_ORDER_ANY)};
   size_t idx[] = {0, 1};
   ASSERT_EQ(CU(cuMemcpyBatchAsync)(dsts, srcs, sizes, 3, attrs, idx, 2, stream), CUDA_SUCCESS);
   ASSERT_EQ(CU(cuStreamSynchronize)(stream), CUDA_SUCCESS);
@@ -90,45 +93,59 @@ TEST_F(Batch, ValidationReportsTheFailingCopyAndCopiesNothing) {
   CUdeviceptr dsts[] = {a, b + 4000, b};
   CUdeviceptr srcs[] = {host(in.data()), a, a};
   size_t sizes[] = {512, 256, 512};
-  CUmemcpyAttributes attrs[] = {order(CU_MEMCPY_SRC_ACCESS_ORDER_STREAM), order(CU_MEMCPY_SRC_ACCESS_ORDER_STREAM)};
+  CUmemcpyAttributes attrs[] = {order(CU_MEMCPY_SRC_ACCESS_ORDER_STREAM),
+                                order(CU_MEMCPY_SRC_ACCESS_ORDER_STREAM)};
   size_t idx[] = {0, 2};
   size_t failed = 0;
   // Copy 1 runs past the end of b: nothing is copied, not even copy 0.
-  EXPECT_EQ(batch_v1(dsts, srcs, sizes, 3, attrs, idx, 2, &failed, stream), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(batch_v1(dsts, srcs, sizes, 3, attrs, idx, 2, &failed, stream),
+            CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(failed, 1u);
   ASSERT_EQ(CU(cuMemcpyDtoH)(out.data(), a, 512), CUDA_SUCCESS);
   EXPECT_EQ(out, std::vector<uint8_t>(512, 0));
   dsts[1] = b;
   // An invalid source access order in attrs[1] fails the first copy it applies to.
   attrs[1].srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_INVALID;
-  EXPECT_EQ(batch_v1(dsts, srcs, sizes, 3, attrs, idx, 2, &failed, stream), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(batch_v1(dsts, srcs, sizes, 3, attrs, idx, 2, &failed, stream),
+            CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(failed, 2u);
   attrs[1].srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
   attrs[1].flags = 0x80;
-  EXPECT_EQ(batch_v1(dsts, srcs, sizes, 3, attrs, idx, 2, &failed, stream), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(batch_v1(dsts, srcs, sizes, 3, attrs, idx, 2, &failed, stream),
+            CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(failed, 2u);
   attrs[1].flags = CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE;
   // Null pointers of one copy.
   dsts[0] = 0;
-  EXPECT_EQ(batch_v1(dsts, srcs, sizes, 3, attrs, idx, 2, &failed, stream), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(batch_v1(dsts, srcs, sizes, 3, attrs, idx, 2, &failed, stream),
+            CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(failed, 0u);
   dsts[0] = a;
   // Errors about the batch as a whole leave failIdx at SIZE_MAX.
   size_t bad_start[] = {1, 2};
-  EXPECT_EQ(batch_v1(dsts, srcs, sizes, 3, attrs, bad_start, 2, &failed, stream), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(batch_v1(dsts, srcs, sizes, 3, attrs, bad_start, 2, &failed, stream),
+            CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(failed, SIZE_MAX);
   size_t not_increasing[] = {0, 0};
-  EXPECT_EQ(batch_v1(dsts, srcs, sizes, 3, attrs, not_increasing, 2, &failed, stream), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(batch_v1(dsts, srcs, sizes, 3, attrs, not_increasing, 2, &failed, stream),
+            CUDA_ERROR_INVALID_VALUE);
   size_t past_end[] = {0, 3};
-  EXPECT_EQ(batch_v1(dsts, srcs, sizes, 3, attrs, past_end, 2, &failed, stream), CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(batch_v1(dsts, srcs, sizes, 1, attrs, idx, 2, &failed, stream), CUDA_ERROR_INVALID_VALUE); // numAttrs > count
-  EXPECT_EQ(batch_v1(dsts, srcs, sizes, 0, attrs, idx, 1, &failed, stream), CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(batch_v1(nullptr, srcs, sizes, 3, attrs, idx, 2, &failed, stream), CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(batch_v1(dsts, srcs, sizes, 3, nullptr, idx, 2, &failed, stream), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(batch_v1(dsts, srcs, sizes, 3, attrs, past_end, 2, &failed, stream),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(batch_v1(dsts, srcs, sizes, 1, attrs, idx, 2, &failed, stream),
+            CUDA_ERROR_INVALID_VALUE); // numAttrs > count
+  EXPECT_EQ(batch_v1(dsts, srcs, sizes, 0, attrs, idx, 1, &failed, stream),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(batch_v1(nullptr, srcs, sizes, 3, attrs, idx, 2, &failed, stream),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(batch_v1(dsts, srcs, sizes, 3, nullptr, idx, 2, &failed, stream),
+            CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(failed, SIZE_MAX);
   // The legacy NULL stream is not allowed; the per-thread one is.
-  EXPECT_EQ(CU(cuMemcpyBatchAsync)(dsts, srcs, sizes, 3, attrs, idx, 2, nullptr), CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(CU(cuMemcpyBatchAsync)(dsts, srcs, sizes, 3, attrs, idx, 2, CU_STREAM_LEGACY), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(CU(cuMemcpyBatchAsync)(dsts, srcs, sizes, 3, attrs, idx, 2, nullptr),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(CU(cuMemcpyBatchAsync)(dsts, srcs, sizes, 3, attrs, idx, 2, CU_STREAM_LEGACY),
+            CUDA_ERROR_INVALID_VALUE);
   auto per_thread = exported<PFN_cuMemcpyBatchAsync_v13000_ptsz>("cuMemcpyBatchAsync_v2_ptsz");
   EXPECT_EQ(per_thread(dsts, srcs, sizes, 3, attrs, idx, 2, nullptr), CUDA_SUCCESS);
   EXPECT_EQ(CU(cuStreamSynchronize)(CU_STREAM_PER_THREAD), CUDA_SUCCESS);
@@ -138,7 +155,8 @@ TEST_F(Batch, ValidationReportsTheFailingCopyAndCopiesNothing) {
   CUstream gone = nullptr;
   ASSERT_EQ(CU(cuStreamCreate)(&gone, 0), CUDA_SUCCESS);
   ASSERT_EQ(CU(cuStreamDestroy)(gone), CUDA_SUCCESS);
-  EXPECT_EQ(CU(cuMemcpyBatchAsync)(dsts, srcs, sizes, 3, attrs, idx, 2, gone), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(CU(cuMemcpyBatchAsync)(dsts, srcs, sizes, 3, attrs, idx, 2, gone),
+            CUDA_ERROR_INVALID_HANDLE);
 }
 
 CUmemcpy3DOperand pointer(CUdeviceptr p, size_t row_length = 0, size_t layer_height = 0) {
@@ -158,7 +176,8 @@ CUmemcpy3DOperand array(CUarray a, size_t x = 0, size_t y = 0, size_t z = 0) {
   return o;
 }
 
-CUDA_MEMCPY3D_BATCH_OP op(CUmemcpy3DOperand src, CUmemcpy3DOperand dst, size_t w, size_t h, size_t d) {
+CUDA_MEMCPY3D_BATCH_OP op(CUmemcpy3DOperand src, CUmemcpy3DOperand dst, size_t w, size_t h,
+                          size_t d) {
   CUDA_MEMCPY3D_BATCH_OP o{};
   o.src = src;
   o.dst = dst;
@@ -175,15 +194,16 @@ TEST_F(Batch, ThreeDimensionalCopiesWithArrays) {
   std::vector<float> in(8 * 4 * 2), out(10 * 4 * 2, -1.0f);
   std::iota(in.begin(), in.end(), 0.0f);
   // host -> first (whole), first -> second, second -> host with a row length of 10.
-  CUDA_MEMCPY3D_BATCH_OP ops[] = {op(pointer(host(in.data())), array(first), 8, 4, 2),
-                                  op(array(first), array(second), 8, 4, 2),
-                                  op(array(second, 2, 1, 0), pointer(host(out.data()), 10, 4), 6, 3, 2)};
+  CUDA_MEMCPY3D_BATCH_OP ops[] = {
+      op(pointer(host(in.data())), array(first), 8, 4, 2), op(array(first), array(second), 8, 4, 2),
+      op(array(second, 2, 1, 0), pointer(host(out.data()), 10, 4), 6, 3, 2)};
   ASSERT_EQ(CU(cuMemcpy3DBatchAsync)(3, ops, 0, stream), CUDA_SUCCESS);
   ASSERT_EQ(CU(cuStreamSynchronize)(stream), CUDA_SUCCESS);
   for (size_t z = 0; z < 2; ++z)
     for (size_t y = 0; y < 3; ++y)
       for (size_t x = 0; x < 6; ++x)
-        EXPECT_EQ(out[(z * 4 + y) * 10 + x], in[(z * 4 + y + 1) * 8 + x + 2]) << x << "," << y << "," << z;
+        EXPECT_EQ(out[(z * 4 + y) * 10 + x], in[(z * 4 + y + 1) * 8 + x + 2])
+            << x << "," << y << "," << z;
   EXPECT_EQ(out[6], -1.0f); // outside the copied width
 
   // Validation, with the failing op's index.
@@ -214,7 +234,8 @@ TEST_F(Batch, ThreeDimensionalCopiesWithArrays) {
   EXPECT_EQ(batch3d_v1(2, ops, &failed, 1, stream), CUDA_ERROR_INVALID_VALUE); // flags must be 0
   EXPECT_EQ(failed, SIZE_MAX);
   EXPECT_EQ(batch3d_v1(0, ops, &failed, 0, stream), CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(CU(cuMemcpy3DBatchAsync)(1, ops, 0, nullptr), CUDA_ERROR_INVALID_VALUE); // legacy stream
+  EXPECT_EQ(CU(cuMemcpy3DBatchAsync)(1, ops, 0, nullptr),
+            CUDA_ERROR_INVALID_VALUE); // legacy stream
   ASSERT_EQ(CU(cuArrayDestroy)(narrow), CUDA_SUCCESS);
   bad[0] = ops[0];
   bad[1] = op(array(first), array(narrow), 8, 4, 2); // a destroyed array

@@ -18,7 +18,20 @@ const char* kPtx = ".version 8.0\n.target sm_75\n.address_size 64\n"
                    ".visible .global .align 4 .u32 value = 7;\n"
                    ".visible .entry k(.param .u64 p)\n{\n ret;\n}\n";
 
-enum class Kind { Context, Module, Function, Library, Kernel, Stream, Event, Graph, Node, Exec, Pool, Array };
+enum class Kind {
+  Context,
+  Module,
+  Function,
+  Library,
+  Kernel,
+  Stream,
+  Event,
+  Graph,
+  Node,
+  Exec,
+  Pool,
+  Array
+};
 
 // One live handle of every kind, made in the primary context of device 0.
 class Misuse : public testing::Test {
@@ -29,7 +42,8 @@ protected:
     ASSERT_EQ(CU(cuCtxSetCurrent)(ctx), CUDA_SUCCESS);
     ASSERT_EQ(CU(cuModuleLoadData)(&mod, kPtx), CUDA_SUCCESS);
     ASSERT_EQ(CU(cuModuleGetFunction)(&fn, mod, "k"), CUDA_SUCCESS);
-    ASSERT_EQ(CU(cuLibraryLoadData)(&lib, kPtx, nullptr, nullptr, 0, nullptr, nullptr, 0), CUDA_SUCCESS);
+    ASSERT_EQ(CU(cuLibraryLoadData)(&lib, kPtx, nullptr, nullptr, 0, nullptr, nullptr, 0),
+              CUDA_SUCCESS);
     ASSERT_EQ(CU(cuLibraryGetKernel)(&kern, lib, "k"), CUDA_SUCCESS);
     ASSERT_EQ(CU(cuStreamCreate)(&stream, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
     ASSERT_EQ(CU(cuEventCreate)(&event, 0), CUDA_SUCCESS);
@@ -62,18 +76,30 @@ protected:
 
   void* live(Kind k) const {
     switch (k) {
-    case Kind::Context: return ctx;
-    case Kind::Module: return mod;
-    case Kind::Function: return fn;
-    case Kind::Library: return lib;
-    case Kind::Kernel: return kern;
-    case Kind::Stream: return stream;
-    case Kind::Event: return event;
-    case Kind::Graph: return graph;
-    case Kind::Node: return node;
-    case Kind::Exec: return exec;
-    case Kind::Pool: return pool;
-    case Kind::Array: return array;
+    case Kind::Context:
+      return ctx;
+    case Kind::Module:
+      return mod;
+    case Kind::Function:
+      return fn;
+    case Kind::Library:
+      return lib;
+    case Kind::Kernel:
+      return kern;
+    case Kind::Stream:
+      return stream;
+    case Kind::Event:
+      return event;
+    case Kind::Graph:
+      return graph;
+    case Kind::Node:
+      return node;
+    case Kind::Exec:
+      return exec;
+    case Kind::Pool:
+      return pool;
+    case Kind::Array:
+      return array;
     }
     return nullptr;
   }
@@ -82,13 +108,15 @@ protected:
   // own memory, of random bytes, and every live handle of another kind. (A CUkernel is a
   // valid CUfunction, as on CUDA.)
   std::vector<void*> not_a(Kind k) {
-    std::vector<void*> bad = {reinterpret_cast<void*>(uintptr_t(0x10)), reinterpret_cast<void*>(uintptr_t(0xdeadbeef000)),
-                              reinterpret_cast<void*>(~uintptr_t(0) & ~uintptr_t(7)), &garbage_,
-                              garbage_heap_.data(), reinterpret_cast<void*>(uintptr_t(dptr))};
+    std::vector<void*> bad = {reinterpret_cast<void*>(uintptr_t(0x10)),
+                              reinterpret_cast<void*>(uintptr_t(0xdeadbeef000)),
+                              reinterpret_cast<void*>(~uintptr_t(0) & ~uintptr_t(7)),
+                              &garbage_,
+                              garbage_heap_.data(),
+                              reinterpret_cast<void*>(uintptr_t(dptr))};
     for (int i = 0; i <= int(Kind::Array); ++i) {
       Kind other = Kind(i);
-      if (other == k || (k == Kind::Function && other == Kind::Kernel))
-        continue;
+      if (other == k || (k == Kind::Function && other == Kind::Kernel)) continue;
       bad.push_back(live(other));
     }
     return bad;
@@ -112,14 +140,14 @@ protected:
 };
 
 // Runs `call(bad)` for every bad value of kind `k` plus `stale` and expects `want`.
-#define EXPECT_REJECTS(kind, stale, want, Type, call)                                                              \
-  do {                                                                                                             \
-    auto bads = not_a(kind);                                                                                       \
-    bads.push_back(reinterpret_cast<void*>(stale));                                                                \
-    for (void* raw : bads) {                                                                                       \
-      Type h = reinterpret_cast<Type>(raw);                                                                        \
-      EXPECT_EQ(call, want) << #call << " with " << raw;                                                           \
-    }                                                                                                              \
+#define EXPECT_REJECTS(kind, stale, want, Type, call)                                              \
+  do {                                                                                             \
+    auto bads = not_a(kind);                                                                       \
+    bads.push_back(reinterpret_cast<void*>(stale));                                                \
+    for (void* raw : bads) {                                                                       \
+      Type h = reinterpret_cast<Type>(raw);                                                        \
+      EXPECT_EQ(call, want) << #call << " with " << raw;                                           \
+    }                                                                                              \
   } while (0)
 
 TEST_F(Misuse, Contexts) {
@@ -129,12 +157,18 @@ TEST_F(Misuse, Contexts) {
   EXPECT_EQ(CU(cuCtxDestroy)(created), CUDA_ERROR_INVALID_CONTEXT); // double destroy
   unsigned version = 0;
   CUdevice dev = -1;
-  EXPECT_REJECTS(Kind::Context, created, CUDA_ERROR_INVALID_CONTEXT, CUcontext, CU(cuCtxSetCurrent)(h));
-  EXPECT_REJECTS(Kind::Context, created, CUDA_ERROR_INVALID_CONTEXT, CUcontext, CU(cuCtxPushCurrent)(h));
-  EXPECT_REJECTS(Kind::Context, created, CUDA_ERROR_INVALID_CONTEXT, CUcontext, CU(cuCtxDestroy)(h));
-  EXPECT_REJECTS(Kind::Context, created, CUDA_ERROR_INVALID_CONTEXT, CUcontext, CU(cuCtxGetApiVersion)(h, &version));
-  EXPECT_REJECTS(Kind::Context, created, CUDA_ERROR_INVALID_CONTEXT, CUcontext, CU(cuCtxGetDevice_v2)(&dev, h));
-  EXPECT_REJECTS(Kind::Context, created, CUDA_ERROR_INVALID_CONTEXT, CUcontext, CU(cuCtxSynchronize_v2)(h));
+  EXPECT_REJECTS(Kind::Context, created, CUDA_ERROR_INVALID_CONTEXT, CUcontext,
+                 CU(cuCtxSetCurrent)(h));
+  EXPECT_REJECTS(Kind::Context, created, CUDA_ERROR_INVALID_CONTEXT, CUcontext,
+                 CU(cuCtxPushCurrent)(h));
+  EXPECT_REJECTS(Kind::Context, created, CUDA_ERROR_INVALID_CONTEXT, CUcontext,
+                 CU(cuCtxDestroy)(h));
+  EXPECT_REJECTS(Kind::Context, created, CUDA_ERROR_INVALID_CONTEXT, CUcontext,
+                 CU(cuCtxGetApiVersion)(h, &version));
+  EXPECT_REJECTS(Kind::Context, created, CUDA_ERROR_INVALID_CONTEXT, CUcontext,
+                 CU(cuCtxGetDevice_v2)(&dev, h));
+  EXPECT_REJECTS(Kind::Context, created, CUDA_ERROR_INVALID_CONTEXT, CUcontext,
+                 CU(cuCtxSynchronize_v2)(h));
   // The current context is unchanged by all of that.
   CUcontext current = nullptr;
   EXPECT_EQ(CU(cuCtxGetCurrent)(&current), CUDA_SUCCESS);
@@ -190,10 +224,14 @@ TEST_F(Misuse, ModulesAndFunctions) {
   size_t bytes = 0;
   unsigned count = 0;
   EXPECT_REJECTS(Kind::Module, gone, CUDA_ERROR_INVALID_HANDLE, CUmodule, CU(cuModuleUnload)(h));
-  EXPECT_REJECTS(Kind::Module, gone, CUDA_ERROR_INVALID_HANDLE, CUmodule, CU(cuModuleGetFunction)(&f, h, "k"));
-  EXPECT_REJECTS(Kind::Module, gone, CUDA_ERROR_INVALID_HANDLE, CUmodule, CU(cuModuleGetGlobal)(&g, &bytes, h, "value"));
-  EXPECT_REJECTS(Kind::Module, gone, CUDA_ERROR_INVALID_HANDLE, CUmodule, CU(cuModuleGetFunctionCount)(&count, h));
-  EXPECT_REJECTS(Kind::Module, gone, CUDA_ERROR_INVALID_HANDLE, CUmodule, CU(cuModuleEnumerateFunctions)(&f, 1, h));
+  EXPECT_REJECTS(Kind::Module, gone, CUDA_ERROR_INVALID_HANDLE, CUmodule,
+                 CU(cuModuleGetFunction)(&f, h, "k"));
+  EXPECT_REJECTS(Kind::Module, gone, CUDA_ERROR_INVALID_HANDLE, CUmodule,
+                 CU(cuModuleGetGlobal)(&g, &bytes, h, "value"));
+  EXPECT_REJECTS(Kind::Module, gone, CUDA_ERROR_INVALID_HANDLE, CUmodule,
+                 CU(cuModuleGetFunctionCount)(&count, h));
+  EXPECT_REJECTS(Kind::Module, gone, CUDA_ERROR_INVALID_HANDLE, CUmodule,
+                 CU(cuModuleEnumerateFunctions)(&f, 1, h));
 
   int value = 0;
   const char* name = nullptr;
@@ -206,8 +244,10 @@ TEST_F(Misuse, ModulesAndFunctions) {
                  CU(cuFuncSetAttribute)(h, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 0));
   EXPECT_REJECTS(Kind::Function, gone_fn, CUDA_ERROR_INVALID_HANDLE, CUfunction,
                  CU(cuFuncSetCacheConfig)(h, CU_FUNC_CACHE_PREFER_L1));
-  EXPECT_REJECTS(Kind::Function, gone_fn, CUDA_ERROR_INVALID_HANDLE, CUfunction, CU(cuFuncGetName)(&name, h));
-  EXPECT_REJECTS(Kind::Function, gone_fn, CUDA_ERROR_INVALID_HANDLE, CUfunction, CU(cuFuncGetModule)(&owner, h));
+  EXPECT_REJECTS(Kind::Function, gone_fn, CUDA_ERROR_INVALID_HANDLE, CUfunction,
+                 CU(cuFuncGetName)(&name, h));
+  EXPECT_REJECTS(Kind::Function, gone_fn, CUDA_ERROR_INVALID_HANDLE, CUfunction,
+                 CU(cuFuncGetModule)(&owner, h));
   EXPECT_REJECTS(Kind::Function, gone_fn, CUDA_ERROR_INVALID_HANDLE, CUfunction,
                  CU(cuLaunchKernel)(h, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr));
   EXPECT_REJECTS(Kind::Function, gone_fn, CUDA_ERROR_INVALID_HANDLE, CUfunction,
@@ -221,7 +261,8 @@ TEST_F(Misuse, ModulesAndFunctions) {
   EXPECT_EQ(CU(cuModuleGetFunction)(&f, mod, "missing"), CUDA_ERROR_NOT_FOUND);
   EXPECT_EQ(CU(cuModuleGetGlobal)(&g, &bytes, mod, nullptr), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuModuleGetFunctionCount)(nullptr, mod), CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(CU(cuFuncGetAttribute)(nullptr, CU_FUNC_ATTRIBUTE_NUM_REGS, fn), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(CU(cuFuncGetAttribute)(nullptr, CU_FUNC_ATTRIBUTE_NUM_REGS, fn),
+            CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuFuncGetName)(nullptr, fn), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuFuncGetModule)(nullptr, fn), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuModuleLoad)(&owner, nullptr), CUDA_ERROR_INVALID_VALUE);
@@ -229,13 +270,15 @@ TEST_F(Misuse, ModulesAndFunctions) {
   // Not device code at all.
   EXPECT_NE(CU(cuModuleLoadData)(&owner, "garbage that is no image"), CUDA_SUCCESS);
   // A launch without its parameters.
-  EXPECT_EQ(CU(cuLaunchKernel)(fn, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(CU(cuLaunchKernel)(fn, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr),
+            CUDA_ERROR_INVALID_VALUE);
 }
 
 TEST_F(Misuse, LibrariesAndKernels) {
   CUlibrary gone = nullptr;
   CUkernel gone_kernel = nullptr;
-  ASSERT_EQ(CU(cuLibraryLoadData)(&gone, kPtx, nullptr, nullptr, 0, nullptr, nullptr, 0), CUDA_SUCCESS);
+  ASSERT_EQ(CU(cuLibraryLoadData)(&gone, kPtx, nullptr, nullptr, 0, nullptr, nullptr, 0),
+            CUDA_SUCCESS);
   ASSERT_EQ(CU(cuLibraryGetKernel)(&gone_kernel, gone, "k"), CUDA_SUCCESS);
   ASSERT_EQ(CU(cuLibraryUnload)(gone), CUDA_SUCCESS);
   EXPECT_EQ(CU(cuLibraryUnload)(gone), CUDA_ERROR_INVALID_HANDLE);
@@ -245,36 +288,46 @@ TEST_F(Misuse, LibrariesAndKernels) {
   size_t bytes = 0;
   unsigned count = 0;
   EXPECT_REJECTS(Kind::Library, gone, CUDA_ERROR_INVALID_HANDLE, CUlibrary, CU(cuLibraryUnload)(h));
-  EXPECT_REJECTS(Kind::Library, gone, CUDA_ERROR_INVALID_HANDLE, CUlibrary, CU(cuLibraryGetKernel)(&k, h, "k"));
-  EXPECT_REJECTS(Kind::Library, gone, CUDA_ERROR_INVALID_HANDLE, CUlibrary, CU(cuLibraryGetModule)(&m, h));
+  EXPECT_REJECTS(Kind::Library, gone, CUDA_ERROR_INVALID_HANDLE, CUlibrary,
+                 CU(cuLibraryGetKernel)(&k, h, "k"));
+  EXPECT_REJECTS(Kind::Library, gone, CUDA_ERROR_INVALID_HANDLE, CUlibrary,
+                 CU(cuLibraryGetModule)(&m, h));
   EXPECT_REJECTS(Kind::Library, gone, CUDA_ERROR_INVALID_HANDLE, CUlibrary,
                  CU(cuLibraryGetGlobal)(&g, &bytes, h, "value"));
-  EXPECT_REJECTS(Kind::Library, gone, CUDA_ERROR_INVALID_HANDLE, CUlibrary, CU(cuLibraryGetKernelCount)(&count, h));
+  EXPECT_REJECTS(Kind::Library, gone, CUDA_ERROR_INVALID_HANDLE, CUlibrary,
+                 CU(cuLibraryGetKernelCount)(&count, h));
 
   CUfunction f = nullptr;
   CUlibrary owner = nullptr;
   int value = 0;
   const char* name = nullptr;
-  EXPECT_REJECTS(Kind::Kernel, gone_kernel, CUDA_ERROR_INVALID_HANDLE, CUkernel, CU(cuKernelGetFunction)(&f, h));
-  EXPECT_REJECTS(Kind::Kernel, gone_kernel, CUDA_ERROR_INVALID_HANDLE, CUkernel, CU(cuKernelGetLibrary)(&owner, h));
-  EXPECT_REJECTS(Kind::Kernel, gone_kernel, CUDA_ERROR_INVALID_HANDLE, CUkernel, CU(cuKernelGetName)(&name, h));
+  EXPECT_REJECTS(Kind::Kernel, gone_kernel, CUDA_ERROR_INVALID_HANDLE, CUkernel,
+                 CU(cuKernelGetFunction)(&f, h));
+  EXPECT_REJECTS(Kind::Kernel, gone_kernel, CUDA_ERROR_INVALID_HANDLE, CUkernel,
+                 CU(cuKernelGetLibrary)(&owner, h));
+  EXPECT_REJECTS(Kind::Kernel, gone_kernel, CUDA_ERROR_INVALID_HANDLE, CUkernel,
+                 CU(cuKernelGetName)(&name, h));
   EXPECT_REJECTS(Kind::Kernel, gone_kernel, CUDA_ERROR_INVALID_HANDLE, CUkernel,
                  CU(cuKernelGetAttribute)(&value, CU_FUNC_ATTRIBUTE_NUM_REGS, h, 0));
   // A stale kernel given where a function is expected.
   CUdeviceptr arg = 0;
   void* params[] = {&arg};
-  EXPECT_EQ(CU(cuLaunchKernel)(reinterpret_cast<CUfunction>(gone_kernel), 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr),
+  EXPECT_EQ(CU(cuLaunchKernel)(reinterpret_cast<CUfunction>(gone_kernel), 1, 1, 1, 1, 1, 1, 0,
+                               nullptr, params, nullptr),
             CUDA_ERROR_INVALID_HANDLE);
 
-  EXPECT_EQ(CU(cuLibraryLoadData)(nullptr, kPtx, nullptr, nullptr, 0, nullptr, nullptr, 0), CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(CU(cuLibraryLoadData)(&owner, nullptr, nullptr, nullptr, 0, nullptr, nullptr, 0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(CU(cuLibraryLoadData)(nullptr, kPtx, nullptr, nullptr, 0, nullptr, nullptr, 0),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(CU(cuLibraryLoadData)(&owner, nullptr, nullptr, nullptr, 0, nullptr, nullptr, 0),
+            CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuLibraryGetKernel)(nullptr, lib, "k"), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuLibraryGetKernel)(&k, lib, nullptr), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuLibraryGetKernel)(&k, lib, "missing"), CUDA_ERROR_NOT_FOUND);
   EXPECT_EQ(CU(cuLibraryGetModule)(nullptr, lib), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuKernelGetFunction)(nullptr, kern), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuKernelGetName)(nullptr, kern), CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(CU(cuLibraryLoadFromFile)(&owner, "/nonexistent/lib.ptx", nullptr, nullptr, 0, nullptr, nullptr, 0),
+  EXPECT_EQ(CU(cuLibraryLoadFromFile)(&owner, "/nonexistent/lib.ptx", nullptr, nullptr, 0, nullptr,
+                                      nullptr, 0),
             CUDA_ERROR_FILE_NOT_FOUND);
 }
 
@@ -291,24 +344,36 @@ TEST_F(Misuse, Streams) {
   void* params[] = {&arg};
   CUstreamCaptureStatus capturing{};
   EXPECT_REJECTS(Kind::Stream, gone, CUDA_ERROR_INVALID_HANDLE, CUstream, CU(cuStreamDestroy)(h));
-  EXPECT_REJECTS(Kind::Stream, gone, CUDA_ERROR_INVALID_HANDLE, CUstream, CU(cuStreamSynchronize)(h));
+  EXPECT_REJECTS(Kind::Stream, gone, CUDA_ERROR_INVALID_HANDLE, CUstream,
+                 CU(cuStreamSynchronize)(h));
   EXPECT_REJECTS(Kind::Stream, gone, CUDA_ERROR_INVALID_HANDLE, CUstream, CU(cuStreamQuery)(h));
-  EXPECT_REJECTS(Kind::Stream, gone, CUDA_ERROR_INVALID_HANDLE, CUstream, CU(cuStreamGetFlags)(h, &flags));
-  EXPECT_REJECTS(Kind::Stream, gone, CUDA_ERROR_INVALID_HANDLE, CUstream, CU(cuStreamGetPriority)(h, &priority));
-  EXPECT_REJECTS(Kind::Stream, gone, CUDA_ERROR_INVALID_HANDLE, CUstream, CU(cuStreamGetCtx)(h, &c));
-  EXPECT_REJECTS(Kind::Stream, gone, CUDA_ERROR_INVALID_HANDLE, CUstream, CU(cuStreamWaitEvent)(h, event, 0));
-  EXPECT_REJECTS(Kind::Stream, gone, CUDA_ERROR_INVALID_HANDLE, CUstream, CU(cuEventRecord)(event, h));
-  EXPECT_REJECTS(Kind::Stream, gone, CUDA_ERROR_INVALID_HANDLE, CUstream, CU(cuStreamIsCapturing)(h, &capturing));
+  EXPECT_REJECTS(Kind::Stream, gone, CUDA_ERROR_INVALID_HANDLE, CUstream,
+                 CU(cuStreamGetFlags)(h, &flags));
+  EXPECT_REJECTS(Kind::Stream, gone, CUDA_ERROR_INVALID_HANDLE, CUstream,
+                 CU(cuStreamGetPriority)(h, &priority));
+  EXPECT_REJECTS(Kind::Stream, gone, CUDA_ERROR_INVALID_HANDLE, CUstream,
+                 CU(cuStreamGetCtx)(h, &c));
+  EXPECT_REJECTS(Kind::Stream, gone, CUDA_ERROR_INVALID_HANDLE, CUstream,
+                 CU(cuStreamWaitEvent)(h, event, 0));
+  EXPECT_REJECTS(Kind::Stream, gone, CUDA_ERROR_INVALID_HANDLE, CUstream,
+                 CU(cuEventRecord)(event, h));
+  EXPECT_REJECTS(Kind::Stream, gone, CUDA_ERROR_INVALID_HANDLE, CUstream,
+                 CU(cuStreamIsCapturing)(h, &capturing));
   EXPECT_REJECTS(Kind::Stream, gone, CUDA_ERROR_INVALID_HANDLE, CUstream,
                  CU(cuStreamBeginCapture)(h, CU_STREAM_CAPTURE_MODE_GLOBAL));
-  EXPECT_REJECTS(Kind::Stream, gone, CUDA_ERROR_INVALID_HANDLE, CUstream, CU(cuMemcpyHtoDAsync)(dptr, &word, 4, h));
-  EXPECT_REJECTS(Kind::Stream, gone, CUDA_ERROR_INVALID_HANDLE, CUstream, CU(cuMemsetD8Async)(dptr, 0, 4, h));
+  EXPECT_REJECTS(Kind::Stream, gone, CUDA_ERROR_INVALID_HANDLE, CUstream,
+                 CU(cuMemcpyHtoDAsync)(dptr, &word, 4, h));
+  EXPECT_REJECTS(Kind::Stream, gone, CUDA_ERROR_INVALID_HANDLE, CUstream,
+                 CU(cuMemsetD8Async)(dptr, 0, 4, h));
   EXPECT_REJECTS(Kind::Stream, gone, CUDA_ERROR_INVALID_HANDLE, CUstream,
                  CU(cuLaunchKernel)(fn, 1, 1, 1, 1, 1, 1, 0, h, params, nullptr));
   EXPECT_REJECTS(Kind::Stream, gone, CUDA_ERROR_INVALID_HANDLE, CUstream,
-                 CU(cuLaunchHostFunc)(h, [](void*) {}, nullptr));
-  EXPECT_REJECTS(Kind::Stream, gone, CUDA_ERROR_INVALID_HANDLE, CUstream, CU(cuGraphLaunch)(exec, h));
-  EXPECT_REJECTS(Kind::Stream, gone, CUDA_ERROR_INVALID_HANDLE, CUstream, CU(cuMemAllocAsync)(&arg, 64, h));
+                 CU(cuLaunchHostFunc)(
+                     h, [](void*) {}, nullptr));
+  EXPECT_REJECTS(Kind::Stream, gone, CUDA_ERROR_INVALID_HANDLE, CUstream,
+                 CU(cuGraphLaunch)(exec, h));
+  EXPECT_REJECTS(Kind::Stream, gone, CUDA_ERROR_INVALID_HANDLE, CUstream,
+                 CU(cuMemAllocAsync)(&arg, 64, h));
 
   EXPECT_EQ(CU(cuStreamCreate)(nullptr, 0), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuStreamCreate)(&gone, 0x80), CUDA_ERROR_INVALID_VALUE); // unknown flag
@@ -333,14 +398,20 @@ TEST_F(Misuse, Events) {
   EXPECT_EQ(CU(cuEventDestroy)(gone), CUDA_ERROR_INVALID_HANDLE);
   float ms = 0;
   EXPECT_REJECTS(Kind::Event, gone, CUDA_ERROR_INVALID_HANDLE, CUevent, CU(cuEventDestroy)(h));
-  EXPECT_REJECTS(Kind::Event, gone, CUDA_ERROR_INVALID_HANDLE, CUevent, CU(cuEventRecord)(h, stream));
-  EXPECT_REJECTS(Kind::Event, gone, CUDA_ERROR_INVALID_HANDLE, CUevent, CU(cuEventRecordWithFlags)(h, stream, 0));
+  EXPECT_REJECTS(Kind::Event, gone, CUDA_ERROR_INVALID_HANDLE, CUevent,
+                 CU(cuEventRecord)(h, stream));
+  EXPECT_REJECTS(Kind::Event, gone, CUDA_ERROR_INVALID_HANDLE, CUevent,
+                 CU(cuEventRecordWithFlags)(h, stream, 0));
   EXPECT_REJECTS(Kind::Event, gone, CUDA_ERROR_INVALID_HANDLE, CUevent, CU(cuEventSynchronize)(h));
   EXPECT_REJECTS(Kind::Event, gone, CUDA_ERROR_INVALID_HANDLE, CUevent, CU(cuEventQuery)(h));
-  EXPECT_REJECTS(Kind::Event, gone, CUDA_ERROR_INVALID_HANDLE, CUevent, CU(cuEventElapsedTime)(&ms, h, event));
-  EXPECT_REJECTS(Kind::Event, gone, CUDA_ERROR_INVALID_HANDLE, CUevent, CU(cuEventElapsedTime)(&ms, event, h));
-  EXPECT_REJECTS(Kind::Event, gone, CUDA_ERROR_INVALID_HANDLE, CUevent, CU(cuStreamWaitEvent)(stream, h, 0));
-  EXPECT_REJECTS(Kind::Event, gone, CUDA_ERROR_INVALID_HANDLE, CUevent, CU(cuStreamWaitEvent)(nullptr, h, 0));
+  EXPECT_REJECTS(Kind::Event, gone, CUDA_ERROR_INVALID_HANDLE, CUevent,
+                 CU(cuEventElapsedTime)(&ms, h, event));
+  EXPECT_REJECTS(Kind::Event, gone, CUDA_ERROR_INVALID_HANDLE, CUevent,
+                 CU(cuEventElapsedTime)(&ms, event, h));
+  EXPECT_REJECTS(Kind::Event, gone, CUDA_ERROR_INVALID_HANDLE, CUevent,
+                 CU(cuStreamWaitEvent)(stream, h, 0));
+  EXPECT_REJECTS(Kind::Event, gone, CUDA_ERROR_INVALID_HANDLE, CUevent,
+                 CU(cuStreamWaitEvent)(nullptr, h, 0));
 
   EXPECT_EQ(CU(cuEventCreate)(nullptr, 0), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuEventCreate)(&gone, 0x100), CUDA_ERROR_INVALID_VALUE);
@@ -375,19 +446,26 @@ TEST_F(Misuse, GraphsNodesAndExecs) {
   CUgraphNodeType type{};
   CUDA_HOST_NODE_PARAMS host{[](void*) {}, nullptr};
   EXPECT_REJECTS(Kind::Graph, gone, CUDA_ERROR_INVALID_HANDLE, CUgraph, CU(cuGraphDestroy)(h));
-  EXPECT_REJECTS(Kind::Graph, gone, CUDA_ERROR_INVALID_HANDLE, CUgraph, CU(cuGraphAddEmptyNode)(&n, h, nullptr, 0));
-  EXPECT_REJECTS(Kind::Graph, gone, CUDA_ERROR_INVALID_HANDLE, CUgraph, CU(cuGraphAddHostNode)(&n, h, nullptr, 0, &host));
-  EXPECT_REJECTS(Kind::Graph, gone, CUDA_ERROR_INVALID_HANDLE, CUgraph, CU(cuGraphInstantiate)(&e, h, 0));
+  EXPECT_REJECTS(Kind::Graph, gone, CUDA_ERROR_INVALID_HANDLE, CUgraph,
+                 CU(cuGraphAddEmptyNode)(&n, h, nullptr, 0));
+  EXPECT_REJECTS(Kind::Graph, gone, CUDA_ERROR_INVALID_HANDLE, CUgraph,
+                 CU(cuGraphAddHostNode)(&n, h, nullptr, 0, &host));
+  EXPECT_REJECTS(Kind::Graph, gone, CUDA_ERROR_INVALID_HANDLE, CUgraph,
+                 CU(cuGraphInstantiate)(&e, h, 0));
   EXPECT_REJECTS(Kind::Graph, gone, CUDA_ERROR_INVALID_HANDLE, CUgraph, CU(cuGraphClone)(&g, h));
-  EXPECT_REJECTS(Kind::Graph, gone, CUDA_ERROR_INVALID_HANDLE, CUgraph, CU(cuGraphGetNodes)(h, nullptr, &count));
-  EXPECT_REJECTS(Kind::Graph, gone, CUDA_ERROR_INVALID_HANDLE, CUgraph, CU(cuGraphGetRootNodes)(h, nullptr, &count));
+  EXPECT_REJECTS(Kind::Graph, gone, CUDA_ERROR_INVALID_HANDLE, CUgraph,
+                 CU(cuGraphGetNodes)(h, nullptr, &count));
+  EXPECT_REJECTS(Kind::Graph, gone, CUDA_ERROR_INVALID_HANDLE, CUgraph,
+                 CU(cuGraphGetRootNodes)(h, nullptr, &count));
   EXPECT_REJECTS(Kind::Graph, gone, CUDA_ERROR_INVALID_HANDLE, CUgraph,
                  CU(cuGraphAddChildGraphNode)(&n, graph, nullptr, 0, h));
   EXPECT_REJECTS(Kind::Graph, gone, CUDA_ERROR_INVALID_HANDLE, CUgraph,
                  CU(cuGraphExecUpdate)(exec, h, nullptr));
 
-  EXPECT_REJECTS(Kind::Node, gone_node, CUDA_ERROR_INVALID_HANDLE, CUgraphNode, CU(cuGraphNodeGetType)(h, &type));
-  EXPECT_REJECTS(Kind::Node, gone_node, CUDA_ERROR_INVALID_HANDLE, CUgraphNode, CU(cuGraphDestroyNode)(h));
+  EXPECT_REJECTS(Kind::Node, gone_node, CUDA_ERROR_INVALID_HANDLE, CUgraphNode,
+                 CU(cuGraphNodeGetType)(h, &type));
+  EXPECT_REJECTS(Kind::Node, gone_node, CUDA_ERROR_INVALID_HANDLE, CUgraphNode,
+                 CU(cuGraphDestroyNode)(h));
   EXPECT_REJECTS(Kind::Node, gone_node, CUDA_ERROR_INVALID_HANDLE, CUgraphNode,
                  CU(cuGraphHostNodeGetParams)(h, &host));
   EXPECT_REJECTS(Kind::Node, gone_node, CUDA_ERROR_INVALID_HANDLE, CUgraphNode,
@@ -399,11 +477,16 @@ TEST_F(Misuse, GraphsNodesAndExecs) {
 
   CUgraphExecUpdateResultInfo info{};
   cuuint64_t flags = 0;
-  EXPECT_REJECTS(Kind::Exec, gone_exec, CUDA_ERROR_INVALID_HANDLE, CUgraphExec, CU(cuGraphExecDestroy)(h));
-  EXPECT_REJECTS(Kind::Exec, gone_exec, CUDA_ERROR_INVALID_HANDLE, CUgraphExec, CU(cuGraphLaunch)(h, stream));
-  EXPECT_REJECTS(Kind::Exec, gone_exec, CUDA_ERROR_INVALID_HANDLE, CUgraphExec, CU(cuGraphUpload)(h, stream));
-  EXPECT_REJECTS(Kind::Exec, gone_exec, CUDA_ERROR_INVALID_HANDLE, CUgraphExec, CU(cuGraphExecUpdate)(h, graph, &info));
-  EXPECT_REJECTS(Kind::Exec, gone_exec, CUDA_ERROR_INVALID_HANDLE, CUgraphExec, CU(cuGraphExecGetFlags)(h, &flags));
+  EXPECT_REJECTS(Kind::Exec, gone_exec, CUDA_ERROR_INVALID_HANDLE, CUgraphExec,
+                 CU(cuGraphExecDestroy)(h));
+  EXPECT_REJECTS(Kind::Exec, gone_exec, CUDA_ERROR_INVALID_HANDLE, CUgraphExec,
+                 CU(cuGraphLaunch)(h, stream));
+  EXPECT_REJECTS(Kind::Exec, gone_exec, CUDA_ERROR_INVALID_HANDLE, CUgraphExec,
+                 CU(cuGraphUpload)(h, stream));
+  EXPECT_REJECTS(Kind::Exec, gone_exec, CUDA_ERROR_INVALID_HANDLE, CUgraphExec,
+                 CU(cuGraphExecUpdate)(h, graph, &info));
+  EXPECT_REJECTS(Kind::Exec, gone_exec, CUDA_ERROR_INVALID_HANDLE, CUgraphExec,
+                 CU(cuGraphExecGetFlags)(h, &flags));
 
   // A node of one graph used as a dependency in another.
   CUgraph other = nullptr;
@@ -434,19 +517,25 @@ TEST_F(Misuse, MemoryPools) {
   cuuint64_t value = 0;
   CUmemLocation where{CU_MEM_LOCATION_TYPE_DEVICE, 0};
   CUmemAccess_flags access{};
-  EXPECT_REJECTS(Kind::Pool, gone, CUDA_ERROR_INVALID_HANDLE, CUmemoryPool, CU(cuMemPoolDestroy)(h));
-  EXPECT_REJECTS(Kind::Pool, gone, CUDA_ERROR_INVALID_HANDLE, CUmemoryPool, CU(cuMemAllocFromPoolAsync)(&p, 64, h, stream));
+  EXPECT_REJECTS(Kind::Pool, gone, CUDA_ERROR_INVALID_HANDLE, CUmemoryPool,
+                 CU(cuMemPoolDestroy)(h));
+  EXPECT_REJECTS(Kind::Pool, gone, CUDA_ERROR_INVALID_HANDLE, CUmemoryPool,
+                 CU(cuMemAllocFromPoolAsync)(&p, 64, h, stream));
   EXPECT_REJECTS(Kind::Pool, gone, CUDA_ERROR_INVALID_HANDLE, CUmemoryPool,
                  CU(cuMemPoolGetAttribute)(h, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &value));
   EXPECT_REJECTS(Kind::Pool, gone, CUDA_ERROR_INVALID_HANDLE, CUmemoryPool,
                  CU(cuMemPoolSetAttribute)(h, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &value));
-  EXPECT_REJECTS(Kind::Pool, gone, CUDA_ERROR_INVALID_HANDLE, CUmemoryPool, CU(cuMemPoolTrimTo)(h, 0));
-  EXPECT_REJECTS(Kind::Pool, gone, CUDA_ERROR_INVALID_HANDLE, CUmemoryPool, CU(cuMemPoolGetAccess)(&access, h, &where));
-  EXPECT_REJECTS(Kind::Pool, gone, CUDA_ERROR_INVALID_HANDLE, CUmemoryPool, CU(cuDeviceSetMemPool)(0, h));
+  EXPECT_REJECTS(Kind::Pool, gone, CUDA_ERROR_INVALID_HANDLE, CUmemoryPool,
+                 CU(cuMemPoolTrimTo)(h, 0));
+  EXPECT_REJECTS(Kind::Pool, gone, CUDA_ERROR_INVALID_HANDLE, CUmemoryPool,
+                 CU(cuMemPoolGetAccess)(&access, h, &where));
+  EXPECT_REJECTS(Kind::Pool, gone, CUDA_ERROR_INVALID_HANDLE, CUmemoryPool,
+                 CU(cuDeviceSetMemPool)(0, h));
 
   EXPECT_EQ(CU(cuMemPoolCreate)(nullptr, &props), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuMemPoolCreate)(&gone, nullptr), CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(CU(cuMemPoolGetAttribute)(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, nullptr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(CU(cuMemPoolGetAttribute)(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, nullptr),
+            CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuMemAllocFromPoolAsync)(nullptr, 64, pool, stream), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuDeviceGetDefaultMemPool)(nullptr, 0), CUDA_ERROR_INVALID_VALUE);
   // The default pool cannot be destroyed.
@@ -471,8 +560,10 @@ TEST_F(Misuse, Arrays) {
   CUDA_ARRAY3D_DESCRIPTOR got3{};
   std::vector<float> host(16 * 16);
   EXPECT_REJECTS(Kind::Array, gone, CUDA_ERROR_INVALID_HANDLE, CUarray, CU(cuArrayDestroy)(h));
-  EXPECT_REJECTS(Kind::Array, gone, CUDA_ERROR_INVALID_HANDLE, CUarray, CU(cuArrayGetDescriptor)(&got, h));
-  EXPECT_REJECTS(Kind::Array, gone, CUDA_ERROR_INVALID_HANDLE, CUarray, CU(cuArray3DGetDescriptor)(&got3, h));
+  EXPECT_REJECTS(Kind::Array, gone, CUDA_ERROR_INVALID_HANDLE, CUarray,
+                 CU(cuArrayGetDescriptor)(&got, h));
+  EXPECT_REJECTS(Kind::Array, gone, CUDA_ERROR_INVALID_HANDLE, CUarray,
+                 CU(cuArray3DGetDescriptor)(&got3, h));
   CUDA_MEMCPY2D copy{};
   copy.srcMemoryType = CU_MEMORYTYPE_HOST;
   copy.srcHost = host.data();
@@ -480,7 +571,8 @@ TEST_F(Misuse, Arrays) {
   copy.dstMemoryType = CU_MEMORYTYPE_ARRAY;
   copy.WidthInBytes = 64;
   copy.Height = 16;
-  EXPECT_REJECTS(Kind::Array, gone, CUDA_ERROR_INVALID_HANDLE, CUarray, (copy.dstArray = h, CU(cuMemcpy2D)(&copy)));
+  EXPECT_REJECTS(Kind::Array, gone, CUDA_ERROR_INVALID_HANDLE, CUarray,
+                 (copy.dstArray = h, CU(cuMemcpy2D)(&copy)));
   copy.dstArray = array;
   EXPECT_EQ(CU(cuMemcpy2D)(&copy), CUDA_SUCCESS);
 
@@ -509,9 +601,11 @@ TEST_F(Misuse, FreedAndForeignDevicePointers) {
   size_t size = 0;
   EXPECT_EQ(CU(cuMemGetAddressRange)(&base, &size, p), CUDA_ERROR_NOT_FOUND);
   CUcontext owner = nullptr;
-  EXPECT_EQ(CU(cuPointerGetAttribute)(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, p), CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(CU(cuMemPrefetchAsync)(p, 256, CUmemLocation{CU_MEM_LOCATION_TYPE_DEVICE, 0}, 0, stream),
+  EXPECT_EQ(CU(cuPointerGetAttribute)(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, p),
             CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(
+      CU(cuMemPrefetchAsync)(p, 256, CUmemLocation{CU_MEM_LOCATION_TYPE_DEVICE, 0}, 0, stream),
+      CUDA_ERROR_INVALID_VALUE);
   // Past the end of a live allocation, and addresses that were never device memory.
   EXPECT_EQ(CU(cuMemcpyHtoD)(dptr + 4000, host.data(), 256), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuMemsetD8)(dptr, 0, 4097), CUDA_ERROR_INVALID_VALUE);
@@ -530,7 +624,8 @@ TEST_F(Misuse, FreedAndForeignDevicePointers) {
   EXPECT_EQ(CU(cuMemFreeHost)(host.data()), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuMemHostUnregister)(host.data()), CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED);
   ASSERT_EQ(CU(cuMemHostRegister)(host.data(), host.size(), 0), CUDA_SUCCESS);
-  EXPECT_EQ(CU(cuMemHostRegister)(host.data(), host.size(), 0), CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+  EXPECT_EQ(CU(cuMemHostRegister)(host.data(), host.size(), 0),
+            CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
   EXPECT_EQ(CU(cuMemHostUnregister)(host.data()), CUDA_SUCCESS);
   EXPECT_EQ(CU(cuMemHostUnregister)(host.data()), CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED);
   // Null out-parameters.
@@ -542,7 +637,8 @@ TEST_F(Misuse, FreedAndForeignDevicePointers) {
   EXPECT_EQ(CU(cuMemAllocPitch)(nullptr, &pitch, 64, 4, 4), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuMemAllocPitch)(&p, nullptr, 64, 4, 4), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuMemGetInfo)(nullptr, nullptr), CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(CU(cuPointerGetAttribute)(nullptr, CU_POINTER_ATTRIBUTE_CONTEXT, dptr), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(CU(cuPointerGetAttribute)(nullptr, CU_POINTER_ATTRIBUTE_CONTEXT, dptr),
+            CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuMemcpyHtoD)(dptr, nullptr, 16), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuMemcpy2D)(nullptr), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuMemcpy3D)(nullptr), CUDA_ERROR_INVALID_VALUE);
@@ -576,7 +672,8 @@ TEST_F(Misuse, DevicesOutOfRange) {
   CUdevice dev = 0;
   CUuuid uuid{};
   for (CUdevice bad : {-1, 1000, 0x7fffffff}) {
-    EXPECT_EQ(CU(cuDeviceGetAttribute)(&value, CU_DEVICE_ATTRIBUTE_WARP_SIZE, bad), CUDA_ERROR_INVALID_DEVICE);
+    EXPECT_EQ(CU(cuDeviceGetAttribute)(&value, CU_DEVICE_ATTRIBUTE_WARP_SIZE, bad),
+              CUDA_ERROR_INVALID_DEVICE);
     EXPECT_EQ(CU(cuDeviceGetName)(name, sizeof name, bad), CUDA_ERROR_INVALID_DEVICE);
     EXPECT_EQ(CU(cuDeviceTotalMem)(&bytes, bad), CUDA_ERROR_INVALID_DEVICE);
     EXPECT_EQ(CU(cuDeviceGetUuid)(&uuid, bad), CUDA_ERROR_INVALID_DEVICE);
@@ -587,8 +684,10 @@ TEST_F(Misuse, DevicesOutOfRange) {
   EXPECT_EQ(CU(cuDeviceGet)(&dev, 1000), CUDA_ERROR_INVALID_DEVICE);
   EXPECT_EQ(CU(cuDeviceGet)(nullptr, 0), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuDeviceGetCount)(nullptr), CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(CU(cuDeviceGetAttribute)(nullptr, CU_DEVICE_ATTRIBUTE_WARP_SIZE, 0), CUDA_ERROR_INVALID_VALUE);
-  EXPECT_EQ(CU(cuDeviceGetAttribute)(&value, CUdevice_attribute(100000), 0), CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(CU(cuDeviceGetAttribute)(nullptr, CU_DEVICE_ATTRIBUTE_WARP_SIZE, 0),
+            CUDA_ERROR_INVALID_VALUE);
+  EXPECT_EQ(CU(cuDeviceGetAttribute)(&value, CUdevice_attribute(100000), 0),
+            CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuDeviceGetName)(nullptr, 64, 0), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuDeviceGetUuid)(nullptr, 0), CUDA_ERROR_INVALID_VALUE);
 }

@@ -82,7 +82,9 @@ TEST_F(Sticky, WorkFailsWithTheStickyError) {
   EXPECT_EQ(cuEventRecord(event, stream), kFault);
   EXPECT_EQ(cuStreamWaitEvent(stream, event, 0), kFault);
   EXPECT_EQ(cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, stream, params, nullptr), kFault);
-  EXPECT_EQ(cuLaunchHostFunc(stream, [](void*) { ADD_FAILURE() << "ran after the fault"; }, nullptr), kFault);
+  EXPECT_EQ(cuLaunchHostFunc(
+                stream, [](void*) { ADD_FAILURE() << "ran after the fault"; }, nullptr),
+            kFault);
   EXPECT_EQ(cuGraphLaunch(exec, stream), kFault);
   EXPECT_EQ(cuMemcpyHtoD_v2(dptr, host.data(), host.size()), kFault);
   EXPECT_EQ(cuMemcpyDtoH_v2(host.data(), dptr, host.size()), kFault);
@@ -155,8 +157,17 @@ TEST_F(Sticky, WorkQueuedBeforeTheFaultDoesNotRunAfterIt) {
   // `other` holds a host function that waits until the fault is in place.
   static std::atomic<bool> release{false};
   release = false;
-  ASSERT_EQ(cuLaunchHostFunc(other, [](void*) { while (!release) {} }, nullptr), CUDA_SUCCESS);
-  ASSERT_EQ(cuLaunchHostFunc(other, [](void*) { ++ran; }, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(cuLaunchHostFunc(
+                other,
+                [](void*) {
+                  while (!release) {
+                  }
+                },
+                nullptr),
+            CUDA_SUCCESS);
+  ASSERT_EQ(cuLaunchHostFunc(
+                other, [](void*) { ++ran; }, nullptr),
+            CUDA_SUCCESS);
   fault(ctx);
   release = true;
   EXPECT_EQ(cuStreamSynchronize(other), kFault);

@@ -129,7 +129,8 @@ TEST_F(Textures, PitchedResourceAndSampling) {
   bad.res.pitch2D.devPtr = pitched + 4; // misaligned
   EXPECT_EQ(CU(cuTexObjectCreate)(&tex, &bad, &point, nullptr), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuMemFree)(pitched), CUDA_SUCCESS);
-  EXPECT_EQ(CU(cuTexObjectCreate)(&tex, &r, &point, nullptr), CUDA_ERROR_INVALID_VALUE); // freed memory
+  EXPECT_EQ(CU(cuTexObjectCreate)(&tex, &r, &point, nullptr),
+            CUDA_ERROR_INVALID_VALUE); // freed memory
 }
 
 TEST_F(Textures, ArraysResolveToTheirStorage) {
@@ -178,7 +179,8 @@ TEST_F(Textures, ArraysResolveToTheirStorage) {
   CUsurfObject surf = 0;
   EXPECT_EQ(CU(cuSurfObjectCreate)(&surf, &r), CUDA_ERROR_INVALID_VALUE);
   EXPECT_EQ(CU(cuArrayDestroy)(array), CUDA_SUCCESS);
-  EXPECT_EQ(CU(cuTexObjectCreate)(&tex, &r, &point, nullptr), CUDA_ERROR_INVALID_HANDLE); // stale array
+  EXPECT_EQ(CU(cuTexObjectCreate)(&tex, &r, &point, nullptr),
+            CUDA_ERROR_INVALID_HANDLE); // stale array
 }
 
 TEST_F(Textures, Surfaces) {
@@ -266,7 +268,8 @@ TEST_F(Textures, Validation) {
   mip.resType = CU_RESOURCE_TYPE_MIPMAPPED_ARRAY;
   EXPECT_EQ(CU(cuTexObjectCreate)(&tex, &mip, &point, nullptr), CUDA_ERROR_NOT_SUPPORTED);
   CUDA_RESOURCE_VIEW_DESC view{};
-  EXPECT_EQ(CU(cuTexObjectCreate)(&tex, &r, &point, &view), CUDA_ERROR_INVALID_VALUE); // views: arrays only
+  EXPECT_EQ(CU(cuTexObjectCreate)(&tex, &r, &point, &view),
+            CUDA_ERROR_INVALID_VALUE); // views: arrays only
   EXPECT_EQ(CU(cuMemFree)(pitched), CUDA_SUCCESS);
 }
 
@@ -277,8 +280,9 @@ TEST_F(Textures, ForeignAndStaleHandles) {
   std::memcpy(garbage, &mimic::runtime::kTextureMagic, 4); // looks like a descriptor, is not one
   CUDA_RESOURCE_DESC r{};
   CUDA_TEXTURE_DESC t{};
-  for (unsigned long long bad : {0x10ull, 0xdeadbeef000ull, (unsigned long long)uintptr_t(garbage),
-                                 (unsigned long long)uintptr_t(stream), (unsigned long long)memory}) {
+  for (unsigned long long bad :
+       {0x10ull, 0xdeadbeef000ull, (unsigned long long)uintptr_t(garbage),
+        (unsigned long long)uintptr_t(stream), (unsigned long long)memory}) {
     EXPECT_EQ(CU(cuTexObjectDestroy)(bad), CUDA_ERROR_INVALID_HANDLE);
     EXPECT_EQ(CU(cuTexObjectGetResourceDesc)(&r, bad), CUDA_ERROR_INVALID_HANDLE);
     EXPECT_EQ(CU(cuTexObjectGetTextureDesc)(&t, bad), CUDA_ERROR_INVALID_HANDLE);
