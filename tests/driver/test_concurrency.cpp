@@ -316,3 +316,60 @@ TEST(Concurrency, ContextDestroyedUnderOtherThreads) {
   EXPECT_EQ(crashes_avoided.load(), 3);
   EXPECT_EQ(CU(cuCtxDestroy)(ctx), CUDA_ERROR_INVALID_CONTEXT);
 }
+
+// Link states, texture objects and conditional handles made and used from several threads
+// at once (their registries, the JIT option outputs, module loads of linked images).
+TEST(Concurrency, LinkingAndTextureObjectsFromManyThreads) {
+  ASSERT_EQ(CU(cuInit)(0), CUDA_SUCCESS);
+  CUcontext ctx;
+  ASSERT_EQ(CU(cuDevicePrimaryCtxRetain)(&ctx, 0), CUDA_SUCCESS);
+  ASSERT_EQ(CU(cuCtxSetCurrent)(ctx), CUDA_SUCCESS);
+  std::atomic<int> errors{0};
+  auto ok = [&](CUresult r) {
+    if (r != CUDA_SUCCESS)
+      ++errors;
+    return r == CUDA_SUCCESS;
+  };
+  auto worker = [&] {
+    ok(CU(cuCtxSetCurrent)(ctx));
+    CUdeviceptr p = 0;
+    if (!ok(CU(cuMemAlloc)(&p, 4096)))
+      return;
+    for (int round = 0; round < 10; ++round) {
+      char log[256];
+      CUjit_option options[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_WALL_TIME};
+      void* values[] = {log, reinterpret_cast<void*>(uintptr_t(sizeof log)), nullptr};
+      CUlinkState link;
+      if (!ok(CU(cuLinkCreate)(3, options, values, &link)))
+        continue;
+      ok(CU(cuLinkAddData)(link, CU_JIT_INPUT_PTX, const_cast<char*>(kPtx), strlen(kPtx) + 1, "k.ptx", 0, nullptr,
+                           nullptr));
+      void* image;
+      size_t size;
+      if (ok(CU(cuLinkComplete)(link, &image, &size))) {
+        CUmodule m;
+        if (ok(CU(cuModuleLoadData)(&m, image)))
+          ok(CU(cuModuleUnload)(m));
+      }
+      ok(CU(cuLinkDestroy)(link));
+      CUDA_RESOURCE_DESC r{};
+      r.resType = CU_RESOURCE_TYPE_LINEAR;
+      r.res.linear = {p, CU_AD_FORMAT_FLOAT, 1, 4096};
+      CUDA_TEXTURE_DESC t{};
+      CUtexObject tex;
+      if (ok(CU(cuTexObjectCreate)(&tex, &r, &t, nullptr))) {
+        CUDA_RESOURCE_DESC got;
+        ok(CU(cuTexObjectGetResourceDesc)(&got, tex));
+        ok(CU(cuTexObjectDestroy)(tex));
+      }
+    }
+    ok(CU(cuMemFree)(p));
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back(worker);
+  for (auto& t : threads)
+    t.join();
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_EQ(CU(cuDevicePrimaryCtxRelease)(0), CUDA_SUCCESS);
+}
