@@ -32,8 +32,8 @@ struct Format {
   unsigned mant_bits; // stored fraction bits
   bool has_inf;       // false: e4m3, whose all-ones exponent is finite except S.1111.111 (NaN)
 
-  uint64_t max_finite() const;  // magnitude encoding of the largest finite value
-  uint64_t inf() const;         // magnitude encoding of infinity (NaN for e4m3)
+  uint64_t max_finite() const; // magnitude encoding of the largest finite value
+  uint64_t inf() const;        // magnitude encoding of infinity (NaN for e4m3)
   uint64_t nan() const { return (uint64_t(1) << (bits - 1)) - 1; } // canonical NaN
   uint64_t one() const { return uint64_t((1u << (exp_bits - 1)) - 1) << mant_bits; }
 };
@@ -52,8 +52,8 @@ struct RoundOptions {
 // Rounds the exact value s + err (s an f64, err an f64 whose sign alone matters and which
 // is smaller than half an ulp of s) to `f`; returns the encoding as an integer of f.bits
 // (i8/i16/i32; kTF32 as i32 holding the 19-bit encoding). NaN gives the canonical NaN.
-llvm::Value* round_to_format(llvm::IRBuilder<>& b, llvm::Value* s, llvm::Value* err, const Format& f, Round r,
-                             RoundOptions o = {});
+llvm::Value* round_to_format(llvm::IRBuilder<>& b, llvm::Value* s, llvm::Value* err,
+                             const Format& f, Round r, RoundOptions o = {});
 
 // The exact f64 value of an encoding of `f` (an integer of at least f.bits).
 llvm::Value* decode_format(llvm::IRBuilder<>& b, llvm::Value* bits, const Format& f);
@@ -63,7 +63,8 @@ llvm::Value* two_sum_error(llvm::IRBuilder<>& b, llvm::Value* a, llvm::Value* c,
 
 // r (f32 or f64, the round-to-nearest result of an operation) moved one ulp as `mode`
 // requires, given whether the exact result is above (err_pos) or below (err_neg) r.
-llvm::Value* adjust_directed(llvm::IRBuilder<>& b, llvm::Value* r, llvm::Value* err_pos, llvm::Value* err_neg, Round mode);
+llvm::Value* adjust_directed(llvm::IRBuilder<>& b, llvm::Value* r, llvm::Value* err_pos,
+                             llvm::Value* err_neg, Round mode);
 
 // Flushes subnormal f32/f64 values to zero of the same sign.
 llvm::Value* flush_subnormal(llvm::IRBuilder<>& b, llvm::Value* v);

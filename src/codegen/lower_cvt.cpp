@@ -44,17 +44,23 @@ const arith::Format* narrow_format(Modifier t) {
 
 Intrinsic::ID integral_rounding(Round r) {
   switch (r) {
-  case Round::Nearest: return Intrinsic::roundeven;
-  case Round::Down: return Intrinsic::floor;
-  case Round::Up: return Intrinsic::ceil;
-  case Round::NearestAway: return Intrinsic::round;
-  case Round::Zero: return Intrinsic::trunc;
+  case Round::Nearest:
+    return Intrinsic::roundeven;
+  case Round::Down:
+    return Intrinsic::floor;
+  case Round::Up:
+    return Intrinsic::ceil;
+  case Round::NearestAway:
+    return Intrinsic::round;
+  case Round::Zero:
+    return Intrinsic::trunc;
   }
   return Intrinsic::trunc;
 }
 
 bool integer_rounding(const ptx::Instruction& ins) {
-  return ins.has(Modifier::Rni) || ins.has(Modifier::Rzi) || ins.has(Modifier::Rmi) || ins.has(Modifier::Rpi);
+  return ins.has(Modifier::Rni) || ins.has(Modifier::Rzi) || ins.has(Modifier::Rmi) ||
+         ins.has(Modifier::Rpi);
 }
 
 } // namespace
@@ -72,7 +78,8 @@ void FunctionLowering::lower_cvt(const ptx::Instruction& ins) {
   const arith::Format* from_narrow = narrow_format(from_t);
 
   // ---- packed forms
-  if (to_t == Modifier::F16x2 || to_t == Modifier::Bf16x2 || to_t == Modifier::E4m3x2 || to_t == Modifier::E5m2x2) {
+  if (to_t == Modifier::F16x2 || to_t == Modifier::Bf16x2 || to_t == Modifier::E4m3x2 ||
+      to_t == Modifier::E5m2x2) {
     unsigned half = ptx::type_bits(to_t) / 2;
     Type* dty = b_.getIntNTy(half * 2);
     Value* lo;
@@ -80,13 +87,13 @@ void FunctionLowering::lower_cvt(const ptx::Instruction& ins) {
     if (from_t == Modifier::F32 && ins.num_operands == 3) { // d, a, b: a -> upper, b -> lower
       auto one = [&](size_t i) {
         Value* v = value(ins, ins.operands[i], b_.getFloatTy(), false);
-        if (ftz)
-          v = arith::flush_subnormal(b_, v);
+        if (ftz) v = arith::flush_subnormal(b_, v);
         return arith::round_to_format(b_, b_.CreateFPExt(v, f64), zero64, *to_narrow, mode, opts);
       };
       hi = one(1);
       lo = one(2);
-    } else if ((from_t == Modifier::F16x2 || from_t == Modifier::E4m3x2 || from_t == Modifier::E5m2x2) &&
+    } else if ((from_t == Modifier::F16x2 || from_t == Modifier::E4m3x2 ||
+                from_t == Modifier::E5m2x2) &&
                ins.num_operands == 2) {
       unsigned from_half = ptx::type_bits(from_t) / 2;
       Value* a = value(ins, ins.operands[1], b_.getIntNTy(from_half * 2), false);
@@ -104,16 +111,14 @@ void FunctionLowering::lower_cvt(const ptx::Instruction& ins) {
     store(ins, ins.operands[0], r, false);
     return;
   }
-  if (ins.num_operands != 2)
-    unsupported(ins, "this form of cvt is not supported");
+  if (ins.num_operands != 2) unsupported(ins, "this form of cvt is not supported");
 
   Type* to = type_of(to_t);
   Type* from = type_of(from_t);
-  if (to_t == Modifier::Tf32)
-    to = b_.getInt32Ty();
+  if (to_t == Modifier::Tf32) to = b_.getInt32Ty();
   if (!to || !from)
-    unsupported(ins, "conversions between ." + ptx::modifier_text(to_t) + " and ." + ptx::modifier_text(from_t) +
-                         " are not supported");
+    unsupported(ins, "conversions between ." + ptx::modifier_text(to_t) + " and ." +
+                         ptx::modifier_text(from_t) + " are not supported");
   const bool from_int = !from_narrow && !is_float(from_t);
   const bool to_int = !to_narrow && !is_float(to_t);
   const bool from_sgn = is_signed(from_t), to_sgn = is_signed(to_t);
@@ -132,7 +137,9 @@ void FunctionLowering::lower_cvt(const ptx::Instruction& ins) {
       v = b_.CreateBinaryIntrinsic(Intrinsic::smin, v, ConstantInt::get(i128, hi));
       r = b_.CreateTrunc(v, to);
     } else {
-      r = fb == tb ? a : fb < tb ? (from_sgn ? b_.CreateSExt(a, to) : b_.CreateZExt(a, to)) : b_.CreateTrunc(a, to);
+      r = fb == tb  ? a
+          : fb < tb ? (from_sgn ? b_.CreateSExt(a, to) : b_.CreateZExt(a, to))
+                    : b_.CreateTrunc(a, to);
     }
     store(ins, ins.operands[0], r, to_sgn);
     return;
@@ -148,7 +155,8 @@ void FunctionLowering::lower_cvt(const ptx::Instruction& ins) {
     } else { // high and low 32-bit halves are each exact in f64
       Type* i64 = b_.getInt64Ty();
       Value* high = from_sgn ? b_.CreateAShr(a, 32) : b_.CreateLShr(a, 32);
-      Value* h = b_.CreateFMul(from_sgn ? b_.CreateSIToFP(high, f64) : b_.CreateUIToFP(high, f64), arith::pow2(b_, 32));
+      Value* h = b_.CreateFMul(from_sgn ? b_.CreateSIToFP(high, f64) : b_.CreateUIToFP(high, f64),
+                               arith::pow2(b_, 32));
       Value* l = b_.CreateUIToFP(b_.CreateAnd(a, ConstantInt::get(i64, 0xffffffffu)), f64);
       s = b_.CreateFAdd(h, l);
       err = arith::two_sum_error(b_, h, l, s);
@@ -159,8 +167,7 @@ void FunctionLowering::lower_cvt(const ptx::Instruction& ins) {
       bits = arith::flush_subnormal_bits(b_, bits, *from_narrow);
     s = arith::decode_format(b_, bits, *from_narrow);
   } else {
-    if (ftz && from->isFloatTy())
-      a = arith::flush_subnormal(b_, a);
+    if (ftz && from->isFloatTy()) a = arith::flush_subnormal(b_, a);
     s = from->isFloatTy() ? b_.CreateFPExt(a, f64) : a;
   }
 
@@ -168,7 +175,8 @@ void FunctionLowering::lower_cvt(const ptx::Instruction& ins) {
   if (to_int) {
     Round r = arith::rounding_of(ins, Round::Zero);
     Value* integral = b_.CreateUnaryIntrinsic(integral_rounding(r), s);
-    Value* v = b_.CreateIntrinsic(to_sgn ? Intrinsic::fptosi_sat : Intrinsic::fptoui_sat, {to, f64}, {integral});
+    Value* v = b_.CreateIntrinsic(to_sgn ? Intrinsic::fptosi_sat : Intrinsic::fptoui_sat, {to, f64},
+                                  {integral});
     store(ins, ins.operands[0], v, to_sgn);
     return;
   }
@@ -195,13 +203,10 @@ void FunctionLowering::lower_cvt(const ptx::Instruction& ins) {
   if (to_narrow && to_narrow != &arith::kTF32) {
     if (ftz && to_narrow == &arith::kF16)
       result = arith::flush_subnormal_bits(b_, result, *to_narrow);
-    if (ins.has(Modifier::Sat))
-      result = arith::saturate_bits(b_, result, *to_narrow);
+    if (ins.has(Modifier::Sat)) result = arith::saturate_bits(b_, result, *to_narrow);
   } else if (!to_narrow) {
-    if (ftz && to->isFloatTy())
-      result = arith::flush_subnormal(b_, result);
-    if (ins.has(Modifier::Sat))
-      result = arith::saturate_float(b_, result);
+    if (ftz && to->isFloatTy()) result = arith::flush_subnormal(b_, result);
+    if (ins.has(Modifier::Sat)) result = arith::saturate_float(b_, result);
   }
   store(ins, ins.operands[0], result, false);
 }

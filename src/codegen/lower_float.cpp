@@ -38,8 +38,9 @@ Value* product_error64(IRBuilder<>& b, Value* a, Value* c, Value* r) {
   // A product below the scaled range: the residual is the product itself.
   Value* underflow = b.CreateAnd(b.CreateFCmpOEQ(r, ConstantFP::get(b.getDoubleTy(), 0.0)),
                                  b.CreateFCmpOEQ(err, ConstantFP::get(b.getDoubleTy(), 0.0)));
-  Value* sign = b.CreateFMul(b.CreateBinaryIntrinsic(Intrinsic::copysign, ConstantFP::get(b.getDoubleTy(), 1.0), a),
-                             b.CreateBinaryIntrinsic(Intrinsic::copysign, ConstantFP::get(b.getDoubleTy(), 1.0), c));
+  Value* sign = b.CreateFMul(
+      b.CreateBinaryIntrinsic(Intrinsic::copysign, ConstantFP::get(b.getDoubleTy(), 1.0), a),
+      b.CreateBinaryIntrinsic(Intrinsic::copysign, ConstantFP::get(b.getDoubleTy(), 1.0), c));
   Value* nonzero = b.CreateAnd(b.CreateFCmpONE(a, ConstantFP::get(b.getDoubleTy(), 0.0)),
                                b.CreateFCmpONE(c, ConstantFP::get(b.getDoubleTy(), 0.0)));
   return b.CreateSelect(b.CreateAnd(underflow, nonzero), sign, err);
@@ -76,13 +77,13 @@ Value* sign_bit(IRBuilder<>& b, Value* v) {
 
 // An exact zero result in .rm is -0 unless both addends are +0 (IEEE 754 6.3).
 static Value* zero_sign_down(IRBuilder<>& b, Value* s, Value* err, Value* x, Value* y, Round mode) {
-  if (mode != Round::Down)
-    return s;
+  if (mode != Round::Down) return s;
   Type* t = s->getType();
   Value* exact_zero = b.CreateAnd(b.CreateFCmpOEQ(s, ConstantFP::get(t, 0.0)),
                                   b.CreateFCmpOEQ(err, ConstantFP::get(err->getType(), 0.0)));
   Value* neg = b.CreateOr(sign_bit(b, x), sign_bit(b, y));
-  return b.CreateSelect(exact_zero, b.CreateSelect(neg, ConstantFP::getNegativeZero(t), ConstantFP::get(t, 0.0)), s);
+  return b.CreateSelect(
+      exact_zero, b.CreateSelect(neg, ConstantFP::getNegativeZero(t), ConstantFP::get(t, 0.0)), s);
 }
 
 void FunctionLowering::lower_float(const ptx::Instruction& ins) {
@@ -100,10 +101,8 @@ void FunctionLowering::lower_float(const ptx::Instruction& ins) {
     return ftz ? arith::flush_subnormal(b_, v) : v;
   };
   auto out = [&](Value* v) {
-    if (ftz)
-      v = arith::flush_subnormal(b_, v);
-    if (ins.has(Modifier::Sat))
-      v = arith::saturate_float(b_, v);
+    if (ftz) v = arith::flush_subnormal(b_, v);
+    if (ins.has(Modifier::Sat)) v = arith::saturate_float(b_, v);
     store(ins, ins.operands[0], v, false);
   };
   auto zero64 = ConstantFP::get(f64, 0.0);
@@ -114,14 +113,18 @@ void FunctionLowering::lower_float(const ptx::Instruction& ins) {
   // f64 result r moved by the residual err (inputs_finite: an infinite r is an overflow).
   auto adjust64 = [&](Value* r, Value* err, Value* inputs_finite) {
     Value* zero = ConstantFP::get(ty, 0.0);
-    Value* overflow = b_.CreateAnd(inputs_finite, b_.CreateFCmpOEQ(b_.CreateUnaryIntrinsic(Intrinsic::fabs, r),
-                                                                   ConstantFP::getInfinity(ty)));
-    Value* pos = b_.CreateOr(b_.CreateFCmpOGT(err, zero64), b_.CreateAnd(overflow, b_.CreateFCmpOLT(r, zero)));
-    Value* neg = b_.CreateOr(b_.CreateFCmpOLT(err, zero64), b_.CreateAnd(overflow, b_.CreateFCmpOGT(r, zero)));
+    Value* overflow =
+        b_.CreateAnd(inputs_finite, b_.CreateFCmpOEQ(b_.CreateUnaryIntrinsic(Intrinsic::fabs, r),
+                                                     ConstantFP::getInfinity(ty)));
+    Value* pos = b_.CreateOr(b_.CreateFCmpOGT(err, zero64),
+                             b_.CreateAnd(overflow, b_.CreateFCmpOLT(r, zero)));
+    Value* neg = b_.CreateOr(b_.CreateFCmpOLT(err, zero64),
+                             b_.CreateAnd(overflow, b_.CreateFCmpOGT(r, zero)));
     return arith::adjust_directed(b_, r, pos, neg, mode);
   };
   auto finite = [&](Value* v) {
-    return b_.CreateFCmpOLT(b_.CreateUnaryIntrinsic(Intrinsic::fabs, v), ConstantFP::getInfinity(v->getType()));
+    return b_.CreateFCmpOLT(b_.CreateUnaryIntrinsic(Intrinsic::fabs, v),
+                            ConstantFP::getInfinity(v->getType()));
   };
   auto ext = [&](Value* v) { return f32 ? b_.CreateFPExt(v, f64) : v; };
 
@@ -130,8 +133,7 @@ void FunctionLowering::lower_float(const ptx::Instruction& ins) {
   case Opcode::Sub: {
     Value* a = in(1);
     Value* c = in(2);
-    if (ins.opcode == Opcode::Sub)
-      c = b_.CreateFNeg(c);
+    if (ins.opcode == Opcode::Sub) c = b_.CreateFNeg(c);
     if (mode == Round::Nearest) {
       out(b_.CreateFAdd(a, c));
       return;
@@ -171,8 +173,9 @@ void FunctionLowering::lower_float(const ptx::Instruction& ins) {
       out(r);
       return;
     }
-    Value* p_sign_carrier = b_.CreateFMul(b_.CreateBinaryIntrinsic(Intrinsic::copysign, ConstantFP::get(ty, 1.0), a),
-                                          b_.CreateBinaryIntrinsic(Intrinsic::copysign, ConstantFP::get(ty, 1.0), c));
+    Value* p_sign_carrier =
+        b_.CreateFMul(b_.CreateBinaryIntrinsic(Intrinsic::copysign, ConstantFP::get(ty, 1.0), a),
+                      b_.CreateBinaryIntrinsic(Intrinsic::copysign, ConstantFP::get(ty, 1.0), c));
     if (f32) {
       Value* p = b_.CreateFMul(ext(a), ext(c)); // exact
       Value* s = b_.CreateFAdd(p, ext(d));
@@ -187,24 +190,31 @@ void FunctionLowering::lower_float(const ptx::Instruction& ins) {
     Value* ph = b_.CreateFMul(a, c);
     Value* pl = b_.CreateIntrinsic(Intrinsic::fma, {ty}, {a, c, b_.CreateFNeg(ph)});
     Value* err_normal = sum4_sign(b_, pl, d, ph, b_.CreateFNeg(r));
-    Value* tiny = b_.CreateFCmpOLT(b_.CreateUnaryIntrinsic(Intrinsic::fabs, ph), arith::pow2(b_, -900));
+    Value* tiny =
+        b_.CreateFCmpOLT(b_.CreateUnaryIntrinsic(Intrinsic::fabs, ph), arith::pow2(b_, -900));
     Value* u = b_.CreateFSub(d, r);
     Value* e = arith::two_sum_error(b_, d, b_.CreateFNeg(r), u);
-    Value* a_smaller = b_.CreateFCmpOLT(b_.CreateUnaryIntrinsic(Intrinsic::fabs, a), b_.CreateUnaryIntrinsic(Intrinsic::fabs, c));
+    Value* a_smaller = b_.CreateFCmpOLT(b_.CreateUnaryIntrinsic(Intrinsic::fabs, a),
+                                        b_.CreateUnaryIntrinsic(Intrinsic::fabs, c));
     Value* small = b_.CreateFMul(b_.CreateSelect(a_smaller, a, c), arith::pow2(b_, 600));
     Value* big = b_.CreateSelect(a_smaller, c, a);
     Value* sph = b_.CreateFMul(small, big);
     Value* spl = b_.CreateIntrinsic(Intrinsic::fma, {ty}, {small, big, b_.CreateFNeg(sph)});
-    Value* err_tiny = sum4_sign(b_, spl, b_.CreateFMul(e, arith::pow2(b_, 600)), b_.CreateFMul(u, arith::pow2(b_, 600)), sph);
-    Value* p_sign = b_.CreateFMul(b_.CreateBinaryIntrinsic(Intrinsic::copysign, ConstantFP::get(ty, 1.0), a),
-                                  b_.CreateBinaryIntrinsic(Intrinsic::copysign, ConstantFP::get(ty, 1.0), c));
+    Value* err_tiny = sum4_sign(b_, spl, b_.CreateFMul(e, arith::pow2(b_, 600)),
+                                b_.CreateFMul(u, arith::pow2(b_, 600)), sph);
+    Value* p_sign =
+        b_.CreateFMul(b_.CreateBinaryIntrinsic(Intrinsic::copysign, ConstantFP::get(ty, 1.0), a),
+                      b_.CreateBinaryIntrinsic(Intrinsic::copysign, ConstantFP::get(ty, 1.0), c));
     Value* nonzero_product = b_.CreateAnd(b_.CreateFCmpONE(a, zero64), b_.CreateFCmpONE(c, zero64));
     Value* lost = b_.CreateAnd(b_.CreateFCmpOEQ(err_tiny, zero64), b_.CreateFCmpOEQ(sph, zero64));
-    err_tiny = b_.CreateSelect(b_.CreateAnd(lost, nonzero_product), p_sign, err_tiny); // a product below 2^-1674
-    Value* u_dominates = b_.CreateFCmpOGE(b_.CreateUnaryIntrinsic(Intrinsic::fabs, u), arith::pow2(b_, -899));
+    err_tiny = b_.CreateSelect(b_.CreateAnd(lost, nonzero_product), p_sign,
+                               err_tiny); // a product below 2^-1674
+    Value* u_dominates =
+        b_.CreateFCmpOGE(b_.CreateUnaryIntrinsic(Intrinsic::fabs, u), arith::pow2(b_, -899));
     err_tiny = b_.CreateSelect(u_dominates, u, err_tiny);
     Value* err = b_.CreateSelect(tiny, err_tiny, err_normal);
-    Value* all_finite = b_.CreateAnd(b_.CreateAnd(finite(a), finite(c)), b_.CreateAnd(finite(d), finite(ph)));
+    Value* all_finite =
+        b_.CreateAnd(b_.CreateAnd(finite(a), finite(c)), b_.CreateAnd(finite(d), finite(ph)));
     err = b_.CreateSelect(all_finite, err, zero64);
     r = zero_sign_down(b_, r, err, p_sign_carrier, d, mode);
     out(adjust64(r, err, b_.CreateAnd(b_.CreateAnd(finite(a), finite(c)), finite(d))));
@@ -232,11 +242,13 @@ void FunctionLowering::lower_float(const ptx::Instruction& ins) {
       return;
     }
     Value* r = b_.CreateFDiv(a, c);
-    Value* small = b_.CreateAnd(b_.CreateFCmpOLT(b_.CreateUnaryIntrinsic(Intrinsic::fabs, a), arith::pow2(b_, -900)),
-                                b_.CreateFCmpOLT(b_.CreateUnaryIntrinsic(Intrinsic::fabs, c), arith::pow2(b_, 800)));
+    Value* small = b_.CreateAnd(
+        b_.CreateFCmpOLT(b_.CreateUnaryIntrinsic(Intrinsic::fabs, a), arith::pow2(b_, -900)),
+        b_.CreateFCmpOLT(b_.CreateUnaryIntrinsic(Intrinsic::fabs, c), arith::pow2(b_, 800)));
     Value* scale = b_.CreateSelect(small, arith::pow2(b_, 200), ConstantFP::get(f64, 1.0));
-    Value* resid = b_.CreateIntrinsic(Intrinsic::fma, {f64},
-                                      {b_.CreateFNeg(r), b_.CreateFMul(c, scale), b_.CreateFMul(a, scale)});
+    Value* resid =
+        b_.CreateIntrinsic(Intrinsic::fma, {f64},
+                           {b_.CreateFNeg(r), b_.CreateFMul(c, scale), b_.CreateFMul(a, scale)});
     Value* err = b_.CreateSelect(sign_bit(b_, c), b_.CreateFNeg(resid), resid);
     Value* nonzero = b_.CreateFCmpONE(c, ConstantFP::get(ty, 0.0)); // x/0 is an exact infinity
     out(adjust64(r, err, b_.CreateAnd(b_.CreateAnd(finite(a), finite(c)), nonzero)));
@@ -256,15 +268,18 @@ void FunctionLowering::lower_float(const ptx::Instruction& ins) {
     }
     Value* r = b_.CreateUnaryIntrinsic(Intrinsic::sqrt, a);
     Value* small = b_.CreateFCmpOLT(a, arith::pow2(b_, -900));
-    Value* rs = b_.CreateFMul(r, b_.CreateSelect(small, arith::pow2(b_, 100), ConstantFP::get(f64, 1.0)));
-    Value* as = b_.CreateFMul(a, b_.CreateSelect(small, arith::pow2(b_, 200), ConstantFP::get(f64, 1.0)));
+    Value* rs =
+        b_.CreateFMul(r, b_.CreateSelect(small, arith::pow2(b_, 100), ConstantFP::get(f64, 1.0)));
+    Value* as =
+        b_.CreateFMul(a, b_.CreateSelect(small, arith::pow2(b_, 200), ConstantFP::get(f64, 1.0)));
     Value* err = b_.CreateIntrinsic(Intrinsic::fma, {f64}, {b_.CreateFNeg(rs), rs, as});
     out(adjust64(r, err, finite(a)));
     return;
   }
   case Opcode::Rsqrt: { // 1/sqrt in f64, rounded once: within 1 ulp for f32
     Value* a = ext(in(1));
-    Value* r = b_.CreateFDiv(ConstantFP::get(f64, 1.0), b_.CreateUnaryIntrinsic(Intrinsic::sqrt, a));
+    Value* r =
+        b_.CreateFDiv(ConstantFP::get(f64, 1.0), b_.CreateUnaryIntrinsic(Intrinsic::sqrt, a));
     out(f32 ? b_.CreateFPTrunc(r, ty) : r);
     return;
   }
@@ -302,8 +317,7 @@ void FunctionLowering::lower_float(const ptx::Instruction& ins) {
       c = b_.CreateUnaryIntrinsic(Intrinsic::fabs, c);
     }
     Value* r = b_.CreateBinaryIntrinsic(id, a, c);
-    if (ins.num_operands == 4)
-      r = b_.CreateBinaryIntrinsic(id, r, in(3));
+    if (ins.num_operands == 4) r = b_.CreateBinaryIntrinsic(id, r, in(3));
     if (xorsign) {
       Value* negated = b_.CreateFNeg(r);
       r = b_.CreateSelect(b_.CreateAnd(sign, b_.CreateNot(arith::is_nan(b_, r))), negated, r);
@@ -321,7 +335,8 @@ void FunctionLowering::lower_float(const ptx::Instruction& ins) {
     Value* a = value(ins, ins.operands[1], ty, false);
     Value* mag = b_.CreateUnaryIntrinsic(Intrinsic::fabs, a);
     Value* inf = ConstantFP::getInfinity(ty);
-    Value* smallest = ConstantFP::get(ty, f32 ? 1.17549435082228750797e-38 : 2.2250738585072014e-308);
+    Value* smallest =
+        ConstantFP::get(ty, f32 ? 1.17549435082228750797e-38 : 2.2250738585072014e-308);
     Value* r;
     if (ins.has(Modifier::Finite))
       r = b_.CreateFCmpOLT(mag, inf);
@@ -334,14 +349,17 @@ void FunctionLowering::lower_float(const ptx::Instruction& ins) {
     else if (ins.has(Modifier::Normal))
       r = b_.CreateAnd(b_.CreateFCmpOGE(mag, smallest), b_.CreateFCmpOLT(mag, inf));
     else if (ins.has(Modifier::Subnormal))
-      r = b_.CreateAnd(b_.CreateFCmpOLT(mag, smallest), b_.CreateFCmpONE(mag, ConstantFP::get(ty, 0.0)));
+      r = b_.CreateAnd(b_.CreateFCmpOLT(mag, smallest),
+                       b_.CreateFCmpONE(mag, ConstantFP::get(ty, 0.0)));
     else
-      unsupported(ins, "testp needs a class (.finite .infinite .number .notanumber .normal .subnormal)");
+      unsupported(ins,
+                  "testp needs a class (.finite .infinite .number .notanumber .normal .subnormal)");
     store(ins, ins.operands[0], r, false);
     return;
   }
   default:
-    unsupported(ins, "'" + std::string(ptx::opcode_name(ins.opcode)) + "' is not a floating-point instruction");
+    unsupported(ins, "'" + std::string(ptx::opcode_name(ins.opcode)) +
+                         "' is not a floating-point instruction");
   }
 }
 
@@ -351,44 +369,90 @@ namespace {
 
 bool is_half_format(Modifier t, arith::Format& f, unsigned& lanes) {
   switch (t) {
-  case Modifier::F16: f = arith::kF16; lanes = 1; return true;
-  case Modifier::F16x2: f = arith::kF16; lanes = 2; return true;
-  case Modifier::Bf16: f = arith::kBF16; lanes = 1; return true;
-  case Modifier::Bf16x2: f = arith::kBF16; lanes = 2; return true;
-  default: return false;
+  case Modifier::F16:
+    f = arith::kF16;
+    lanes = 1;
+    return true;
+  case Modifier::F16x2:
+    f = arith::kF16;
+    lanes = 2;
+    return true;
+  case Modifier::Bf16:
+    f = arith::kBF16;
+    lanes = 1;
+    return true;
+  case Modifier::Bf16x2:
+    f = arith::kBF16;
+    lanes = 2;
+    return true;
+  default:
+    return false;
   }
 }
 
 Value* compare(IRBuilder<>& b, Modifier cmp, Value* a, Value* c, bool fp, bool sgn) {
   switch (cmp) {
-  case Modifier::Eq: return fp ? b.CreateFCmpOEQ(a, c) : b.CreateICmpEQ(a, c);
-  case Modifier::Ne: return fp ? b.CreateFCmpONE(a, c) : b.CreateICmpNE(a, c);
-  case Modifier::Lt: return fp ? b.CreateFCmpOLT(a, c) : sgn ? b.CreateICmpSLT(a, c) : b.CreateICmpULT(a, c);
-  case Modifier::Le: return fp ? b.CreateFCmpOLE(a, c) : sgn ? b.CreateICmpSLE(a, c) : b.CreateICmpULE(a, c);
-  case Modifier::Gt: return fp ? b.CreateFCmpOGT(a, c) : sgn ? b.CreateICmpSGT(a, c) : b.CreateICmpUGT(a, c);
-  case Modifier::Ge: return fp ? b.CreateFCmpOGE(a, c) : sgn ? b.CreateICmpSGE(a, c) : b.CreateICmpUGE(a, c);
-  case Modifier::Lo: return b.CreateICmpULT(a, c);
-  case Modifier::Ls: return b.CreateICmpULE(a, c);
-  case Modifier::Hi: return b.CreateICmpUGT(a, c);
-  case Modifier::Hs: return b.CreateICmpUGE(a, c);
-  case Modifier::Equ: return b.CreateFCmpUEQ(a, c);
-  case Modifier::Neu: return b.CreateFCmpUNE(a, c);
-  case Modifier::Ltu: return b.CreateFCmpULT(a, c);
-  case Modifier::Leu: return b.CreateFCmpULE(a, c);
-  case Modifier::Gtu: return b.CreateFCmpUGT(a, c);
-  case Modifier::Geu: return b.CreateFCmpUGE(a, c);
-  case Modifier::Num: return b.CreateFCmpORD(a, c);
-  case Modifier::Nan: return b.CreateFCmpUNO(a, c);
-  default: return nullptr;
+  case Modifier::Eq:
+    return fp ? b.CreateFCmpOEQ(a, c) : b.CreateICmpEQ(a, c);
+  case Modifier::Ne:
+    return fp ? b.CreateFCmpONE(a, c) : b.CreateICmpNE(a, c);
+  case Modifier::Lt:
+    return fp ? b.CreateFCmpOLT(a, c) : sgn ? b.CreateICmpSLT(a, c) : b.CreateICmpULT(a, c);
+  case Modifier::Le:
+    return fp ? b.CreateFCmpOLE(a, c) : sgn ? b.CreateICmpSLE(a, c) : b.CreateICmpULE(a, c);
+  case Modifier::Gt:
+    return fp ? b.CreateFCmpOGT(a, c) : sgn ? b.CreateICmpSGT(a, c) : b.CreateICmpUGT(a, c);
+  case Modifier::Ge:
+    return fp ? b.CreateFCmpOGE(a, c) : sgn ? b.CreateICmpSGE(a, c) : b.CreateICmpUGE(a, c);
+  case Modifier::Lo:
+    return b.CreateICmpULT(a, c);
+  case Modifier::Ls:
+    return b.CreateICmpULE(a, c);
+  case Modifier::Hi:
+    return b.CreateICmpUGT(a, c);
+  case Modifier::Hs:
+    return b.CreateICmpUGE(a, c);
+  case Modifier::Equ:
+    return b.CreateFCmpUEQ(a, c);
+  case Modifier::Neu:
+    return b.CreateFCmpUNE(a, c);
+  case Modifier::Ltu:
+    return b.CreateFCmpULT(a, c);
+  case Modifier::Leu:
+    return b.CreateFCmpULE(a, c);
+  case Modifier::Gtu:
+    return b.CreateFCmpUGT(a, c);
+  case Modifier::Geu:
+    return b.CreateFCmpUGE(a, c);
+  case Modifier::Num:
+    return b.CreateFCmpORD(a, c);
+  case Modifier::Nan:
+    return b.CreateFCmpUNO(a, c);
+  default:
+    return nullptr;
   }
 }
 
 bool is_compare(Modifier m) {
   switch (m) {
-  case Modifier::Eq: case Modifier::Ne: case Modifier::Lt: case Modifier::Le: case Modifier::Gt:
-  case Modifier::Ge: case Modifier::Lo: case Modifier::Ls: case Modifier::Hi: case Modifier::Hs:
-  case Modifier::Equ: case Modifier::Neu: case Modifier::Ltu: case Modifier::Leu: case Modifier::Gtu:
-  case Modifier::Geu: case Modifier::Num: case Modifier::Nan:
+  case Modifier::Eq:
+  case Modifier::Ne:
+  case Modifier::Lt:
+  case Modifier::Le:
+  case Modifier::Gt:
+  case Modifier::Ge:
+  case Modifier::Lo:
+  case Modifier::Ls:
+  case Modifier::Hi:
+  case Modifier::Hs:
+  case Modifier::Equ:
+  case Modifier::Neu:
+  case Modifier::Ltu:
+  case Modifier::Leu:
+  case Modifier::Gtu:
+  case Modifier::Geu:
+  case Modifier::Num:
+  case Modifier::Nan:
     return true;
   default:
     return false;
@@ -411,8 +475,7 @@ void FunctionLowering::lower_compare(const ptx::Instruction& ins) {
       cmp = m;
       break;
     }
-  if (cmp == Modifier::None)
-    unsupported(ins, "a comparison needs an operator (.eq .lt ...)");
+  if (cmp == Modifier::None) unsupported(ins, "a comparison needs an operator (.eq .lt ...)");
   arith::Format hf{};
   unsigned lanes = 1;
   bool half = is_half_format(st, hf, lanes);
@@ -420,8 +483,7 @@ void FunctionLowering::lower_compare(const ptx::Instruction& ins) {
   bool sgn = is_signed(st);
   bool ftz = ins.has(Modifier::Ftz);
   Type* sty = type_of(st);
-  if (!sty)
-    unsupported(ins, "the type ." + ptx::modifier_text(st) + " is not supported here");
+  if (!sty) unsupported(ins, "the type ." + ptx::modifier_text(st) + " is not supported here");
   Value* a = value(ins, ins.operands[1], sty, sgn);
   Value* c = value(ins, ins.operands[2], sty, sgn);
   std::vector<Value*> results;
@@ -441,8 +503,7 @@ void FunctionLowering::lower_compare(const ptx::Instruction& ins) {
       y = arith::flush_subnormal(b_, y);
     }
     Value* r = compare(b_, cmp, x, y, fp, sgn);
-    if (!r)
-      unsupported(ins, "this comparison does not apply to ." + ptx::modifier_text(st));
+    if (!r) unsupported(ins, "this comparison does not apply to ." + ptx::modifier_text(st));
     results.push_back(r);
   }
   if (ins.num_operands == 4) { // .and/.or/.xor with a predicate
@@ -477,8 +538,7 @@ void FunctionLowering::lower_compare(const ptx::Instruction& ins) {
   arith::Format df{};
   unsigned dlanes = 1;
   Type* dty = type_of(dt);
-  if (!dty)
-    unsupported(ins, "the type ." + ptx::modifier_text(dt) + " is not supported here");
+  if (!dty) unsupported(ins, "the type ." + ptx::modifier_text(dt) + " is not supported here");
   if (is_half_format(dt, df, dlanes)) {
     Value* r = ConstantInt::get(dty, 0);
     for (unsigned lane = 0; lane < dlanes; ++lane) {
@@ -491,17 +551,18 @@ void FunctionLowering::lower_compare(const ptx::Instruction& ins) {
   }
   Value* bit = results[0];
   if (is_float(dt))
-    store(ins, d, b_.CreateSelect(bit, ConstantFP::get(dty, 1.0), ConstantFP::get(dty, 0.0)), false);
+    store(ins, d, b_.CreateSelect(bit, ConstantFP::get(dty, 1.0), ConstantFP::get(dty, 0.0)),
+          false);
   else
-    store(ins, d, b_.CreateSelect(bit, ConstantInt::getAllOnesValue(dty), ConstantInt::get(dty, 0)), false);
+    store(ins, d, b_.CreateSelect(bit, ConstantInt::getAllOnesValue(dty), ConstantInt::get(dty, 0)),
+          false);
 }
 
 // selp.type d, a, b, p: p ? a : b. slct.dtype.s32/f32 d, a, b, c: c >= 0 ? a : b.
 void FunctionLowering::lower_select(const ptx::Instruction& ins) {
   Modifier t = instruction_type(ins, 0);
   Type* ty = type_of(t);
-  if (!ty)
-    unsupported(ins, "the type ." + ptx::modifier_text(t) + " is not supported here");
+  if (!ty) unsupported(ins, "the type ." + ptx::modifier_text(t) + " is not supported here");
   bool sgn = is_signed(t);
   Value* a = value(ins, ins.operands[1], ty, sgn);
   Value* c = value(ins, ins.operands[2], ty, sgn);
@@ -511,12 +572,10 @@ void FunctionLowering::lower_select(const ptx::Instruction& ins) {
   } else {
     Modifier ct = instruction_type(ins, 1);
     Type* cty = type_of(ct);
-    if (!cty)
-      unsupported(ins, "slct needs a .s32 or .f32 selector");
+    if (!cty) unsupported(ins, "slct needs a .s32 or .f32 selector");
     Value* sel = value(ins, ins.operands[3], cty, true);
     if (cty->isFloatTy()) {
-      if (ins.has(Modifier::Ftz))
-        sel = arith::flush_subnormal(b_, sel);
+      if (ins.has(Modifier::Ftz)) sel = arith::flush_subnormal(b_, sel);
       cond = b_.CreateFCmpOGE(sel, ConstantFP::get(cty, 0.0));
     } else {
       cond = b_.CreateICmpSGE(sel, ConstantInt::get(cty, 0));

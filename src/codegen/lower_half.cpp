@@ -41,10 +41,8 @@ void FunctionLowering::lower_half(const ptx::Instruction& ins) {
     operands.push_back(value(ins, ins.operands[i], ty, false));
 
   auto finish = [&](Value* h) { // ftz and .sat on a result lane
-    if (ftz)
-      h = arith::flush_subnormal_bits(b_, h, f);
-    if (ins.has(Modifier::Sat))
-      h = arith::saturate_bits(b_, h, f);
+    if (ftz) h = arith::flush_subnormal_bits(b_, h, f);
+    if (ins.has(Modifier::Sat)) h = arith::saturate_bits(b_, h, f);
     return h;
   };
 
@@ -83,8 +81,9 @@ void FunctionLowering::lower_half(const ptx::Instruction& ins) {
     case Opcode::Min:
     case Opcode::Max: {
       bool is_min = ins.opcode == Opcode::Min;
-      Intrinsic::ID id = ins.has(Modifier::NaN) ? (is_min ? Intrinsic::minimum : Intrinsic::maximum)
-                                                : (is_min ? Intrinsic::minimumnum : Intrinsic::maximumnum);
+      Intrinsic::ID id = ins.has(Modifier::NaN)
+                             ? (is_min ? Intrinsic::minimum : Intrinsic::maximum)
+                             : (is_min ? Intrinsic::minimumnum : Intrinsic::maximumnum);
       bool xorsign = ins.has(Modifier::Xorsign);
       Value* a = x[0];
       Value* c = x[1];
@@ -103,13 +102,14 @@ void FunctionLowering::lower_half(const ptx::Instruction& ins) {
     }
     case Opcode::Ex2:
     case Opcode::Tanh: {
-      Value* v = b_.CreateUnaryIntrinsic(ins.opcode == Opcode::Ex2 ? Intrinsic::exp2 : Intrinsic::tanh, x[0]);
+      Value* v = b_.CreateUnaryIntrinsic(
+          ins.opcode == Opcode::Ex2 ? Intrinsic::exp2 : Intrinsic::tanh, x[0]);
       h = arith::round_to_format(b_, v, zero64, f, Round::Nearest);
       break;
     }
     default:
-      unsupported(ins, "'" + std::string(ptx::opcode_name(ins.opcode)) + "' on ." + ptx::modifier_text(t) +
-                           " is not supported");
+      unsupported(ins, "'" + std::string(ptx::opcode_name(ins.opcode)) + "' on ." +
+                           ptx::modifier_text(t) + " is not supported");
     }
     h = finish(h);
     Value* widened = b_.CreateZExt(h, ty);
@@ -123,8 +123,7 @@ void FunctionLowering::lower_half(const ptx::Instruction& ins) {
 void FunctionLowering::lower_mov_vector(const ptx::Instruction& ins) {
   Modifier t = instruction_type(ins);
   Type* ty = type_of(t);
-  if (!ty || ins.num_operands != 2)
-    unsupported(ins, "this form of mov is not supported");
+  if (!ty || ins.num_operands != 2) unsupported(ins, "this form of mov is not supported");
   unsigned total = ty->getPrimitiveSizeInBits();
   Type* it = b_.getIntNTy(total);
   const ptx::Operand& d = ins.operands[0];

@@ -24,7 +24,9 @@ bool is_half_type(Modifier t) {
   return t == Modifier::F16 || t == Modifier::F16x2 || t == Modifier::Bf16 || t == Modifier::Bf16x2;
 }
 
-bool is_packed_int(Modifier t) { return t == Modifier::U16x2 || t == Modifier::S16x2; }
+bool is_packed_int(Modifier t) {
+  return t == Modifier::U16x2 || t == Modifier::S16x2;
+}
 
 } // namespace
 
@@ -155,7 +157,9 @@ void FunctionLowering::lower_int(const ptx::Instruction& ins) {
   auto out = [&](Value* v) { store(ins, ins.operands[0], v, sgn); };
   auto vec = [&](Value* v) { return packed ? b_.CreateBitCast(v, lanes) : v; };
   auto unvec = [&](Value* v) { return packed ? b_.CreateBitCast(v, ty) : v; };
-  auto ext = [&](Value* v, Type* to, bool s) { return s ? b_.CreateSExt(v, to) : b_.CreateZExt(v, to); };
+  auto ext = [&](Value* v, Type* to, bool s) {
+    return s ? b_.CreateSExt(v, to) : b_.CreateZExt(v, to);
+  };
   Type* wide = IntegerType::get(ctx(), bits * 2);
   auto cint = [&](uint64_t v) { return ConstantInt::get(ty, v); };
   const bool cc = ins.has(Modifier::Cc);
@@ -185,10 +189,12 @@ void FunctionLowering::lower_int(const ptx::Instruction& ins) {
                           : ConstantInt::get(ty, add ? 0 : 1);
     Value* rhs = add ? c : b_.CreateNot(c);
     Value* r1 = b_.CreateBinaryIntrinsic(Intrinsic::uadd_with_overflow, a, rhs);
-    Value* r2 = b_.CreateBinaryIntrinsic(Intrinsic::uadd_with_overflow, b_.CreateExtractValue(r1, 0), cin);
+    Value* r2 =
+        b_.CreateBinaryIntrinsic(Intrinsic::uadd_with_overflow, b_.CreateExtractValue(r1, 0), cin);
     Value* d = b_.CreateExtractValue(r2, 0);
     if (cc)
-      b_.CreateStore(b_.CreateOr(b_.CreateExtractValue(r1, 1), b_.CreateExtractValue(r2, 1)), carry_flag());
+      b_.CreateStore(b_.CreateOr(b_.CreateExtractValue(r1, 1), b_.CreateExtractValue(r2, 1)),
+                     carry_flag());
     out(d);
     return;
   }
@@ -200,8 +206,7 @@ void FunctionLowering::lower_int(const ptx::Instruction& ins) {
     Value* c = vec(in(2));
     if (ins.has(Modifier::Wide)) {
       Value* p = b_.CreateMul(ext(a, wide, sgn), ext(c, wide, sgn));
-      if (mad)
-        p = b_.CreateAdd(p, value(ins, ins.operands[3], wide, sgn));
+      if (mad) p = b_.CreateAdd(p, value(ins, ins.operands[3], wide, sgn));
       store(ins, ins.operands[0], p, sgn);
       return;
     }
@@ -234,8 +239,7 @@ void FunctionLowering::lower_int(const ptx::Instruction& ins) {
       d = b_.CreateExtractValue(r2, 0);
       flag = b_.CreateOr(flag, b_.CreateExtractValue(r2, 1));
     }
-    if (cc)
-      b_.CreateStore(flag, carry_flag());
+    if (cc) b_.CreateStore(flag, carry_flag());
     out(d);
     return;
   }
@@ -250,7 +254,8 @@ void FunctionLowering::lower_int(const ptx::Instruction& ins) {
     Value* p = b_.CreateMul(low24(in(1)), low24(in(2)));
     Value* r = b_.CreateTrunc(ins.has(Modifier::Hi) ? b_.CreateAShr(p, 16) : p, ty);
     if (ins.opcode == Opcode::Mad24)
-      r = ins.has(Modifier::Sat) ? b_.CreateBinaryIntrinsic(Intrinsic::sadd_sat, r, in(3)) : b_.CreateAdd(r, in(3));
+      r = ins.has(Modifier::Sat) ? b_.CreateBinaryIntrinsic(Intrinsic::sadd_sat, r, in(3))
+                                 : b_.CreateAdd(r, in(3));
     out(r);
     return;
   }
@@ -275,8 +280,9 @@ void FunctionLowering::lower_int(const ptx::Instruction& ins) {
       out(b_.CreateSelect(zero, by_zero, q));
       return;
     }
-    Value* overflow = b_.CreateAnd(b_.CreateICmpEQ(a, ConstantInt::get(ty, APInt::getSignedMinValue(bits))),
-                                   b_.CreateICmpEQ(c, ConstantInt::getAllOnesValue(ty)));
+    Value* overflow =
+        b_.CreateAnd(b_.CreateICmpEQ(a, ConstantInt::get(ty, APInt::getSignedMinValue(bits))),
+                     b_.CreateICmpEQ(c, ConstantInt::getAllOnesValue(ty)));
     safe = b_.CreateSelect(overflow, cint(1), safe);
     Value* q = div ? b_.CreateSDiv(a, safe) : b_.CreateSRem(a, safe);
     q = b_.CreateSelect(overflow, div ? a : cint(0), q);
@@ -286,7 +292,8 @@ void FunctionLowering::lower_int(const ptx::Instruction& ins) {
   case Opcode::Min:
   case Opcode::Max: {
     bool is_min = ins.opcode == Opcode::Min;
-    Intrinsic::ID id = is_min ? (sgn ? Intrinsic::smin : Intrinsic::umin) : (sgn ? Intrinsic::smax : Intrinsic::umax);
+    Intrinsic::ID id = is_min ? (sgn ? Intrinsic::smin : Intrinsic::umin)
+                              : (sgn ? Intrinsic::smax : Intrinsic::umax);
     Value* r = b_.CreateBinaryIntrinsic(id, vec(in(1)), vec(in(2)));
     if (ins.num_operands == 4) // three-input form
       r = b_.CreateBinaryIntrinsic(id, r, vec(in(3)));
@@ -300,7 +307,9 @@ void FunctionLowering::lower_int(const ptx::Instruction& ins) {
   case Opcode::Xor: {
     Value* a = in(1);
     Value* c = in(2);
-    out(ins.opcode == Opcode::And ? b_.CreateAnd(a, c) : ins.opcode == Opcode::Or ? b_.CreateOr(a, c) : b_.CreateXor(a, c));
+    out(ins.opcode == Opcode::And  ? b_.CreateAnd(a, c)
+        : ins.opcode == Opcode::Or ? b_.CreateOr(a, c)
+                                   : b_.CreateXor(a, c));
     return;
   }
   case Opcode::Not:
@@ -317,9 +326,9 @@ void FunctionLowering::lower_int(const ptx::Instruction& ins) {
     unsigned lane_bits = packed ? 16 : bits;
     Value* big = b_.CreateICmpUGE(n, b_.getInt32(lane_bits));
     Type* lane_ty = packed ? static_cast<Type*>(b_.getInt16Ty()) : ty;
-    Value* amount = b_.CreateZExtOrTrunc(b_.CreateSelect(big, b_.getInt32(lane_bits - 1), n), lane_ty);
-    if (packed)
-      amount = b_.CreateVectorSplat(2, amount);
+    Value* amount =
+        b_.CreateZExtOrTrunc(b_.CreateSelect(big, b_.getInt32(lane_bits - 1), n), lane_ty);
+    if (packed) amount = b_.CreateVectorSplat(2, amount);
     Value* zeros = Constant::getNullValue(a->getType());
     Value* r;
     if (ins.opcode == Opcode::Shl)
@@ -338,7 +347,8 @@ void FunctionLowering::lower_int(const ptx::Instruction& ins) {
     out(unvec(b_.CreateBinaryIntrinsic(Intrinsic::abs, vec(in(1)), b_.getFalse())));
     return;
   default:
-    unsupported(ins, "'" + std::string(ptx::opcode_name(ins.opcode)) + "' is not an integer instruction");
+    unsupported(ins, "'" + std::string(ptx::opcode_name(ins.opcode)) +
+                         "' is not an integer instruction");
   }
 }
 
@@ -368,7 +378,8 @@ void FunctionLowering::lower_int_bits(const ptx::Instruction& ins) {
     out(b_.CreateZExtOrTrunc(b_.CreateUnaryIntrinsic(Intrinsic::ctpop, in(1, ty)), i32));
     return;
   case Opcode::Clz:
-    out(b_.CreateZExtOrTrunc(b_.CreateBinaryIntrinsic(Intrinsic::ctlz, in(1, ty), b_.getFalse()), i32));
+    out(b_.CreateZExtOrTrunc(b_.CreateBinaryIntrinsic(Intrinsic::ctlz, in(1, ty), b_.getFalse()),
+                             i32));
     return;
   case Opcode::Brev:
     out(b_.CreateUnaryIntrinsic(Intrinsic::bitreverse, in(1, ty)));
@@ -377,7 +388,8 @@ void FunctionLowering::lower_int_bits(const ptx::Instruction& ins) {
     Value* a = in(1, ty);
     if (sgn) // the most significant bit that differs from the sign
       a = b_.CreateSelect(b_.CreateICmpSLT(a, cint(ty, 0)), b_.CreateNot(a), a);
-    Value* lz = b_.CreateZExtOrTrunc(b_.CreateBinaryIntrinsic(Intrinsic::ctlz, a, b_.getFalse()), i32);
+    Value* lz =
+        b_.CreateZExtOrTrunc(b_.CreateBinaryIntrinsic(Intrinsic::ctlz, a, b_.getFalse()), i32);
     Value* none = b_.CreateICmpEQ(a, cint(ty, 0));
     Value* pos = ins.has(Modifier::Shiftamt) ? lz : b_.CreateSub(b_.getInt32(bits - 1), lz);
     out(b_.CreateSelect(none, b_.getInt32(0xffffffff), pos));
@@ -389,14 +401,15 @@ void FunctionLowering::lower_int_bits(const ptx::Instruction& ins) {
     Value* pos = b_.CreateZExtOrTrunc(b_.CreateAnd(u32(2), 0xff), ty);
     Value* len = b_.CreateZExtOrTrunc(b_.CreateAnd(u32(3), 0xff), ty);
     Value* inside = b_.CreateICmpULT(pos, cint(ty, bits));
-    Value* field = b_.CreateSelect(inside, b_.CreateLShr(a, b_.CreateSelect(inside, pos, cint(ty, 0))), cint(ty, 0));
+    Value* field = b_.CreateSelect(
+        inside, b_.CreateLShr(a, b_.CreateSelect(inside, pos, cint(ty, 0))), cint(ty, 0));
     // Bits of the field past the msb of a take the sign bit too.
     Value* room = b_.CreateSelect(inside, b_.CreateSub(cint(ty, bits), pos), cint(ty, 0));
     Value* mask = low_mask(ty, b_.CreateBinaryIntrinsic(Intrinsic::umin, len, room));
     Value* r = b_.CreateAnd(field, mask);
     if (sgn) {
-      Value* top = b_.CreateBinaryIntrinsic(Intrinsic::umin, b_.CreateSub(b_.CreateAdd(pos, len), cint(ty, 1)),
-                                            cint(ty, bits - 1));
+      Value* top = b_.CreateBinaryIntrinsic(
+          Intrinsic::umin, b_.CreateSub(b_.CreateAdd(pos, len), cint(ty, 1)), cint(ty, bits - 1));
       Value* sbit = b_.CreateTrunc(b_.CreateLShr(a, top), b_.getInt1Ty());
       sbit = b_.CreateAnd(sbit, b_.CreateICmpNE(len, cint(ty, 0)));
       r = b_.CreateSelect(sbit, b_.CreateOr(r, b_.CreateNot(mask)), r);
@@ -413,7 +426,8 @@ void FunctionLowering::lower_int_bits(const ptx::Instruction& ins) {
     Value* safe_pos = b_.CreateSelect(inside, pos, cint(ty, 0));
     Value* mask = b_.CreateShl(low_mask(ty, len), safe_pos);
     mask = b_.CreateSelect(inside, mask, cint(ty, 0));
-    out(b_.CreateOr(b_.CreateAnd(base, b_.CreateNot(mask)), b_.CreateAnd(b_.CreateShl(a, safe_pos), mask)));
+    out(b_.CreateOr(b_.CreateAnd(base, b_.CreateNot(mask)),
+                    b_.CreateAnd(b_.CreateShl(a, safe_pos), mask)));
     return;
   }
   case Opcode::Fns: {
@@ -421,11 +435,14 @@ void FunctionLowering::lower_int_bits(const ptx::Instruction& ins) {
     Value* base = b_.CreateAnd(u32(2), 31);
     Value* offset = u32(3);
     Value* forward = b_.CreateICmpSGT(offset, b_.getInt32(0));
-    Value* n = b_.CreateBinaryIntrinsic(Intrinsic::abs, offset, b_.getFalse()); // the n-th set bit, from 1
+    Value* n =
+        b_.CreateBinaryIntrinsic(Intrinsic::abs, offset, b_.getFalse()); // the n-th set bit, from 1
     // Forward: the set bits at or above base; backward: at or below base, bit-reversed.
     Value* above = b_.CreateAnd(mask, b_.CreateShl(b_.getInt32(0xffffffff), base));
-    Value* below = b_.CreateAnd(mask, b_.CreateLShr(b_.getInt32(0xffffffff), b_.CreateSub(b_.getInt32(31), base)));
-    Value* m = b_.CreateSelect(forward, above, b_.CreateUnaryIntrinsic(Intrinsic::bitreverse, below));
+    Value* below = b_.CreateAnd(
+        mask, b_.CreateLShr(b_.getInt32(0xffffffff), b_.CreateSub(b_.getInt32(31), base)));
+    Value* m =
+        b_.CreateSelect(forward, above, b_.CreateUnaryIntrinsic(Intrinsic::bitreverse, below));
     // Select the n-th lowest set bit of m by halving the search window.
     Value* found = b_.CreateICmpULE(n, b_.CreateUnaryIntrinsic(Intrinsic::ctpop, m));
     found = b_.CreateAnd(found, b_.CreateICmpNE(n, b_.getInt32(0)));
@@ -456,10 +473,10 @@ void FunctionLowering::lower_int_bits(const ptx::Instruction& ins) {
     Value* c = in(3, ty);
     Value* r = cint(ty, 0);
     for (unsigned i = 0; i < 8; ++i) {
-      if (!(lut >> i & 1))
-        continue;
-      Value* term = b_.CreateAnd(b_.CreateAnd(i & 4 ? a : b_.CreateNot(a), i & 2 ? bb : b_.CreateNot(bb)),
-                                 i & 1 ? c : b_.CreateNot(c));
+      if (!(lut >> i & 1)) continue;
+      Value* term =
+          b_.CreateAnd(b_.CreateAnd(i & 4 ? a : b_.CreateNot(a), i & 2 ? bb : b_.CreateNot(bb)),
+                       i & 1 ? c : b_.CreateNot(c));
       r = b_.CreateOr(r, term);
     }
     const ptx::Operand& d = ins.operands[0];
@@ -481,11 +498,13 @@ void FunctionLowering::lower_int_bits(const ptx::Instruction& ins) {
     Value* a = in(1, i32);
     Value* bb = in(2, i32);
     Value* c = u32(3);
-    Value* n = ins.has(Modifier::Clamp) ? b_.CreateBinaryIntrinsic(Intrinsic::umin, c, b_.getInt32(32))
-                                         : b_.CreateAnd(c, 31);
+    Value* n = ins.has(Modifier::Clamp)
+                   ? b_.CreateBinaryIntrinsic(Intrinsic::umin, c, b_.getInt32(32))
+                   : b_.CreateAnd(c, 31);
     Value* pair = b_.CreateOr(b_.CreateShl(b_.CreateZExt(bb, i64), 32), b_.CreateZExt(a, i64));
     Value* n64 = b_.CreateZExt(n, i64);
-    Value* r = ins.has(Modifier::L) ? b_.CreateLShr(b_.CreateShl(pair, n64), 32) : b_.CreateLShr(pair, n64);
+    Value* r = ins.has(Modifier::L) ? b_.CreateLShr(b_.CreateShl(pair, n64), 32)
+                                    : b_.CreateLShr(pair, n64);
     out(b_.CreateTrunc(r, i32));
     return;
   }
@@ -508,8 +527,13 @@ void FunctionLowering::lower_int_bits(const ptx::Instruction& ins) {
         {{0, 0, 0, 0}, {0, 1, 1, 1}, {0, 1, 2, 2}, {0, 1, 2, 3}}, // ecr
         {{0, 1, 0, 1}, {2, 3, 2, 3}, {0, 1, 0, 1}, {2, 3, 2, 3}}, // rc16
     };
-    int mode = ins.has(Modifier::F4e) ? 0 : ins.has(Modifier::B4e) ? 1 : ins.has(Modifier::Rc8) ? 2
-             : ins.has(Modifier::Ecl) ? 3 : ins.has(Modifier::Ecr) ? 4 : ins.has(Modifier::Rc16) ? 5 : -1;
+    int mode = ins.has(Modifier::F4e)    ? 0
+               : ins.has(Modifier::B4e)  ? 1
+               : ins.has(Modifier::Rc8)  ? 2
+               : ins.has(Modifier::Ecl)  ? 3
+               : ins.has(Modifier::Ecr)  ? 4
+               : ins.has(Modifier::Rc16) ? 5
+                                         : -1;
     Value* r = b_.getInt32(0);
     for (unsigned i = 0; i < 4; ++i) {
       Value* v;
@@ -523,7 +547,8 @@ void FunctionLowering::lower_int_bits(const ptx::Instruction& ins) {
         Value* sel = b_.CreateAnd(c, 3);
         Value* pick = b_.getInt32(modes[mode][0][i]);
         for (unsigned s = 1; s < 4; ++s)
-          pick = b_.CreateSelect(b_.CreateICmpEQ(sel, b_.getInt32(s)), b_.getInt32(modes[mode][s][i]), pick);
+          pick = b_.CreateSelect(b_.CreateICmpEQ(sel, b_.getInt32(s)),
+                                 b_.getInt32(modes[mode][s][i]), pick);
         v = byte(pick);
       }
       r = b_.CreateOr(r, b_.CreateShl(b_.CreateZExt(v, i32), 8 * i));
@@ -568,9 +593,11 @@ void FunctionLowering::lower_int_bits(const ptx::Instruction& ins) {
       mask0 = b_.CreateSelect(pos_over, b_.getInt32(0), mask0);
       overflow = b_.CreateOr(overflow, b_.CreateOr(pos_over, b_.CreateICmpUGE(c, b_.getInt32(32))));
     }
-    Value* mask1 = b_.CreateShl(b_.getInt32(0xffffffff), b_.CreateSelect(overflow, b_.getInt32(0), sum));
-    mask1 = b_.CreateSelect(overflow, b_.getInt32(0),
-                            b_.CreateSelect(b_.CreateICmpEQ(b1, b_.getInt32(0)), b_.getInt32(0xffffffff), mask1));
+    Value* mask1 =
+        b_.CreateShl(b_.getInt32(0xffffffff), b_.CreateSelect(overflow, b_.getInt32(0), sum));
+    mask1 = b_.CreateSelect(
+        overflow, b_.getInt32(0),
+        b_.CreateSelect(b_.CreateICmpEQ(b1, b_.getInt32(0)), b_.getInt32(0xffffffff), mask1));
     out(b_.CreateAnd(mask0, b_.CreateNot(mask1)));
     return;
   }
@@ -578,14 +605,18 @@ void FunctionLowering::lower_int_bits(const ptx::Instruction& ins) {
     Value* a = u32(1);
     Value* c = u32(2);
     Value* b1 = b_.CreateAnd(c, 31);
-    Value* too_large = ins.has(Modifier::Clamp) ? b_.CreateICmpUGE(c, b_.getInt32(32)) : b_.getFalse();
-    Value* mask = b_.CreateSelect(too_large, b_.getInt32(0), b_.CreateShl(b_.getInt32(0xffffffff), b1));
+    Value* too_large =
+        ins.has(Modifier::Clamp) ? b_.CreateICmpUGE(c, b_.getInt32(32)) : b_.getFalse();
+    Value* mask =
+        b_.CreateSelect(too_large, b_.getInt32(0), b_.CreateShl(b_.getInt32(0xffffffff), b1));
     Value* sign_pos = b_.CreateAnd(b_.CreateSub(b1, b_.getInt32(1)), 31);
     Value* sign = b_.getFalse();
     if (sgn)
-      sign = b_.CreateAnd(b_.CreateAnd(b_.CreateICmpNE(b1, b_.getInt32(0)), b_.CreateNot(too_large)),
-                          b_.CreateTrunc(b_.CreateLShr(a, sign_pos), b_.getInt1Ty()));
-    out(b_.CreateOr(b_.CreateAnd(a, b_.CreateNot(mask)), b_.CreateSelect(sign, mask, b_.getInt32(0))));
+      sign =
+          b_.CreateAnd(b_.CreateAnd(b_.CreateICmpNE(b1, b_.getInt32(0)), b_.CreateNot(too_large)),
+                       b_.CreateTrunc(b_.CreateLShr(a, sign_pos), b_.getInt1Ty()));
+    out(b_.CreateOr(b_.CreateAnd(a, b_.CreateNot(mask)),
+                    b_.CreateSelect(sign, mask, b_.getInt32(0))));
     return;
   }
   case Opcode::Vadd2:
@@ -606,15 +637,15 @@ void FunctionLowering::lower_int_bits(const ptx::Instruction& ins) {
     // b{.bsel}, c (vset: .atype.btype.cmp). Lanes of each source come from the halves or
     // bytes of {b, a} (asel defaults to a's, bsel to b's); each result lane is clamped with
     // .sat, then merged into c under the mask, or (.add) the masked lanes are added to c.
-    bool four = ins.opcode == Opcode::Vadd4 || ins.opcode == Opcode::Vsub4 || ins.opcode == Opcode::Vavrg4 ||
-                ins.opcode == Opcode::Vabsdiff4 || ins.opcode == Opcode::Vmin4 || ins.opcode == Opcode::Vmax4 ||
+    bool four = ins.opcode == Opcode::Vadd4 || ins.opcode == Opcode::Vsub4 ||
+                ins.opcode == Opcode::Vavrg4 || ins.opcode == Opcode::Vabsdiff4 ||
+                ins.opcode == Opcode::Vmin4 || ins.opcode == Opcode::Vmax4 ||
                 ins.opcode == Opcode::Vset4;
     bool vset = ins.opcode == Opcode::Vset2 || ins.opcode == Opcode::Vset4;
     unsigned n = four ? 4 : 2, w = four ? 8 : 16;
     Modifier dt = vset ? Modifier::U32 : instruction_type(ins, 0);
     Modifier at = instruction_type(ins, vset ? 0 : 1), bt = instruction_type(ins, vset ? 1 : 2);
-    if (ins.num_operands != 4)
-      unsupported(ins, "a SIMD video instruction takes d, a, b, c");
+    if (ins.num_operands != 4) unsupported(ins, "a SIMD video instruction takes d, a, b, c");
     // Lane k (from the least significant) of a selector or mask written .hNN / .bNNNN.
     auto lanes = [&](ptx::Component c, const char* fallback) {
       std::string text = c == ptx::Component::None ? fallback : ptx::component_name(c);
@@ -627,8 +658,7 @@ void FunctionLowering::lower_int_bits(const ptx::Instruction& ins) {
       if (op.kind != ptx::OperandKind::Name || op.component == ptx::Component::None)
         return value(ins, op, i32, false);
       Register* r = reg(op.name_view());
-      if (!r)
-        unsupported(ins, "'" + std::string(op.name_view()) + "' is not a register");
+      if (!r) unsupported(ins, "'" + std::string(op.name_view()) + "' is not a register");
       return convert(b_.CreateLoad(r->type, r->storage), i32, false);
     };
     const ptx::Operand& d = ins.operands[0];
@@ -647,8 +677,8 @@ void FunctionLowering::lower_int_bits(const ptx::Instruction& ins) {
     };
     Modifier cmp = Modifier::None;
     for (Modifier m : ins.mods())
-      if (m == Modifier::Eq || m == Modifier::Ne || m == Modifier::Lt || m == Modifier::Le || m == Modifier::Gt ||
-          m == Modifier::Ge)
+      if (m == Modifier::Eq || m == Modifier::Ne || m == Modifier::Lt || m == Modifier::Le ||
+          m == Modifier::Gt || m == Modifier::Ge)
         cmp = m;
     const bool dsigned = is_signed(dt), accumulate = ins.has(Modifier::Add);
     // Lanes are extended exactly to i32 by their own types, so one signed comparison (and
@@ -660,29 +690,56 @@ void FunctionLowering::lower_int_bits(const ptx::Instruction& ins) {
       Value* y = lane(bsel[k], is_signed(bt));
       Value* t;
       switch (ins.opcode) {
-      case Opcode::Vadd2: case Opcode::Vadd4: t = b_.CreateAdd(x, y); break;
-      case Opcode::Vsub2: case Opcode::Vsub4: t = b_.CreateSub(x, y); break;
-      case Opcode::Vavrg2: case Opcode::Vavrg4: { // (x + y + 1) >> 1 for sums >= 0, (x + y) >> 1 below
+      case Opcode::Vadd2:
+      case Opcode::Vadd4:
+        t = b_.CreateAdd(x, y);
+        break;
+      case Opcode::Vsub2:
+      case Opcode::Vsub4:
+        t = b_.CreateSub(x, y);
+        break;
+      case Opcode::Vavrg2:
+      case Opcode::Vavrg4: { // (x + y + 1) >> 1 for sums >= 0, (x + y) >> 1 below
         Value* s2 = b_.CreateAdd(x, y);
         Value* up = b_.CreateICmpSGE(s2, b_.getInt32(0));
         t = b_.CreateAShr(b_.CreateAdd(s2, b_.CreateZExt(up, i32)), 1);
         break;
       }
-      case Opcode::Vabsdiff2: case Opcode::Vabsdiff4:
+      case Opcode::Vabsdiff2:
+      case Opcode::Vabsdiff4:
         t = b_.CreateBinaryIntrinsic(Intrinsic::abs, b_.CreateSub(x, y), b_.getFalse());
         break;
-      case Opcode::Vmin2: case Opcode::Vmin4: t = b_.CreateBinaryIntrinsic(Intrinsic::smin, x, y); break;
-      case Opcode::Vmax2: case Opcode::Vmax4: t = b_.CreateBinaryIntrinsic(Intrinsic::smax, x, y); break;
+      case Opcode::Vmin2:
+      case Opcode::Vmin4:
+        t = b_.CreateBinaryIntrinsic(Intrinsic::smin, x, y);
+        break;
+      case Opcode::Vmax2:
+      case Opcode::Vmax4:
+        t = b_.CreateBinaryIntrinsic(Intrinsic::smax, x, y);
+        break;
       default: { // vset
         Value* r;
         switch (cmp) {
-        case Modifier::Eq: r = b_.CreateICmpEQ(x, y); break;
-        case Modifier::Ne: r = b_.CreateICmpNE(x, y); break;
-        case Modifier::Lt: r = b_.CreateICmpSLT(x, y); break;
-        case Modifier::Le: r = b_.CreateICmpSLE(x, y); break;
-        case Modifier::Gt: r = b_.CreateICmpSGT(x, y); break;
-        case Modifier::Ge: r = b_.CreateICmpSGE(x, y); break;
-        default: unsupported(ins, "vset needs a comparison");
+        case Modifier::Eq:
+          r = b_.CreateICmpEQ(x, y);
+          break;
+        case Modifier::Ne:
+          r = b_.CreateICmpNE(x, y);
+          break;
+        case Modifier::Lt:
+          r = b_.CreateICmpSLT(x, y);
+          break;
+        case Modifier::Le:
+          r = b_.CreateICmpSLE(x, y);
+          break;
+        case Modifier::Gt:
+          r = b_.CreateICmpSGT(x, y);
+          break;
+        case Modifier::Ge:
+          r = b_.CreateICmpSGE(x, y);
+          break;
+        default:
+          unsupported(ins, "vset needs a comparison");
         }
         t = b_.CreateZExt(r, i32);
       }
@@ -690,12 +747,13 @@ void FunctionLowering::lower_int_bits(const ptx::Instruction& ins) {
       if (ins.has(Modifier::Sat)) {
         int64_t lo = dsigned ? -(int64_t(1) << (w - 1)) : 0;
         int64_t hi = dsigned ? (int64_t(1) << (w - 1)) - 1 : (int64_t(1) << w) - 1;
-        t = b_.CreateBinaryIntrinsic(Intrinsic::smin, b_.CreateBinaryIntrinsic(Intrinsic::smax, t, b_.getInt32(uint32_t(lo))),
-                                     b_.getInt32(uint32_t(hi)));
+        t = b_.CreateBinaryIntrinsic(
+            Intrinsic::smin,
+            b_.CreateBinaryIntrinsic(Intrinsic::smax, t, b_.getInt32(uint32_t(lo))),
+            b_.getInt32(uint32_t(hi)));
       }
       bool on = std::find(mask.begin(), mask.end(), k) != mask.end();
-      if (!on)
-        continue;
+      if (!on) continue;
       if (accumulate) {
         sum = b_.CreateAdd(sum, t);
         continue;
@@ -731,81 +789,143 @@ void FunctionLowering::lower_int_bits(const ptx::Instruction& ins) {
       Value* word;
       if (op.kind == ptx::OperandKind::Name && op.component != ptx::Component::None) {
         Register* r = reg(op.name_view());
-        if (!r)
-          unsupported(ins, "'" + std::string(op.name_view()) + "' is not a register");
+        if (!r) unsupported(ins, "'" + std::string(op.name_view()) + "' is not a register");
         word = convert(b_.CreateLoad(r->type, r->storage), i32, false);
       } else {
         word = value(ins, op, i32, false);
       }
       unsigned shift = 0, width = 32;
       switch (op.component) {
-      case ptx::Component::None: break;
-      case ptx::Component::B0: width = 8; break;
-      case ptx::Component::B1: width = 8; shift = 8; break;
-      case ptx::Component::B2: width = 8; shift = 16; break;
-      case ptx::Component::B3: width = 8; shift = 24; break;
-      case ptx::Component::H0: width = 16; break;
-      case ptx::Component::H1: width = 16; shift = 16; break;
-      default: unsupported(ins, "a scalar video operand selects .b0-.b3 or .h0/.h1");
+      case ptx::Component::None:
+        break;
+      case ptx::Component::B0:
+        width = 8;
+        break;
+      case ptx::Component::B1:
+        width = 8;
+        shift = 8;
+        break;
+      case ptx::Component::B2:
+        width = 8;
+        shift = 16;
+        break;
+      case ptx::Component::B3:
+        width = 8;
+        shift = 24;
+        break;
+      case ptx::Component::H0:
+        width = 16;
+        break;
+      case ptx::Component::H1:
+        width = 16;
+        shift = 16;
+        break;
+      default:
+        unsupported(ins, "a scalar video operand selects .b0-.b3 or .h0/.h1");
       }
       Value* x = b_.CreateTrunc(b_.CreateLShr(word, shift), b_.getIntNTy(width));
       return s ? b_.CreateSExt(x, i64) : b_.CreateZExt(x, i64);
     };
     Value* x = part(ins.operands[1], is_signed(at));
     Value* y = part(ins.operands[2], is_signed(bt));
-    if (ins.opcode == Opcode::Vshl || ins.opcode == Opcode::Vshr) // b is a .u32 shift: .clamp at 32, .wrap mod 32
-      y = ins.has(Modifier::Clamp) ? b_.CreateBinaryIntrinsic(Intrinsic::umin, y, b_.getInt64(32)) : b_.CreateAnd(y, 31);
+    if (ins.opcode == Opcode::Vshl ||
+        ins.opcode == Opcode::Vshr) // b is a .u32 shift: .clamp at 32, .wrap mod 32
+      y = ins.has(Modifier::Clamp) ? b_.CreateBinaryIntrinsic(Intrinsic::umin, y, b_.getInt64(32))
+                                   : b_.CreateAnd(y, 31);
     Value* t;
     switch (ins.opcode) {
-    case Opcode::Vshl: t = b_.CreateShl(x, y); break;
-    case Opcode::Vshr: t = b_.CreateAShr(x, y); break; // x is extended by its type: arithmetic for .s32
-    case Opcode::Vadd: t = b_.CreateAdd(x, y); break;
-    case Opcode::Vsub: t = b_.CreateSub(x, y); break;
-    case Opcode::Vabsdiff: t = b_.CreateBinaryIntrinsic(Intrinsic::abs, b_.CreateSub(x, y), b_.getFalse()); break;
-    case Opcode::Vmin: t = b_.CreateBinaryIntrinsic(Intrinsic::smin, x, y); break;
-    case Opcode::Vmax: t = b_.CreateBinaryIntrinsic(Intrinsic::smax, x, y); break;
+    case Opcode::Vshl:
+      t = b_.CreateShl(x, y);
+      break;
+    case Opcode::Vshr:
+      t = b_.CreateAShr(x, y);
+      break; // x is extended by its type: arithmetic for .s32
+    case Opcode::Vadd:
+      t = b_.CreateAdd(x, y);
+      break;
+    case Opcode::Vsub:
+      t = b_.CreateSub(x, y);
+      break;
+    case Opcode::Vabsdiff:
+      t = b_.CreateBinaryIntrinsic(Intrinsic::abs, b_.CreateSub(x, y), b_.getFalse());
+      break;
+    case Opcode::Vmin:
+      t = b_.CreateBinaryIntrinsic(Intrinsic::smin, x, y);
+      break;
+    case Opcode::Vmax:
+      t = b_.CreateBinaryIntrinsic(Intrinsic::smax, x, y);
+      break;
     default: {
       Value* r = nullptr;
-      if (ins.has(Modifier::Eq)) r = b_.CreateICmpEQ(x, y);
-      else if (ins.has(Modifier::Ne)) r = b_.CreateICmpNE(x, y);
-      else if (ins.has(Modifier::Lt)) r = b_.CreateICmpSLT(x, y);
-      else if (ins.has(Modifier::Le)) r = b_.CreateICmpSLE(x, y);
-      else if (ins.has(Modifier::Gt)) r = b_.CreateICmpSGT(x, y);
-      else if (ins.has(Modifier::Ge)) r = b_.CreateICmpSGE(x, y);
-      else unsupported(ins, "vset needs a comparison");
+      if (ins.has(Modifier::Eq))
+        r = b_.CreateICmpEQ(x, y);
+      else if (ins.has(Modifier::Ne))
+        r = b_.CreateICmpNE(x, y);
+      else if (ins.has(Modifier::Lt))
+        r = b_.CreateICmpSLT(x, y);
+      else if (ins.has(Modifier::Le))
+        r = b_.CreateICmpSLE(x, y);
+      else if (ins.has(Modifier::Gt))
+        r = b_.CreateICmpSGT(x, y);
+      else if (ins.has(Modifier::Ge))
+        r = b_.CreateICmpSGE(x, y);
+      else
+        unsupported(ins, "vset needs a comparison");
       t = b_.CreateZExt(r, i64);
     }
     }
     const ptx::Operand& d = ins.operands[0];
     unsigned dshift = 0, dwidth = 32;
     switch (d.component) {
-    case ptx::Component::None: break;
-    case ptx::Component::B0: dwidth = 8; break;
-    case ptx::Component::B1: dwidth = 8; dshift = 8; break;
-    case ptx::Component::B2: dwidth = 8; dshift = 16; break;
-    case ptx::Component::B3: dwidth = 8; dshift = 24; break;
-    case ptx::Component::H0: dwidth = 16; break;
-    case ptx::Component::H1: dwidth = 16; dshift = 16; break;
-    default: unsupported(ins, "a scalar video destination selects .b0-.b3 or .h0/.h1");
+    case ptx::Component::None:
+      break;
+    case ptx::Component::B0:
+      dwidth = 8;
+      break;
+    case ptx::Component::B1:
+      dwidth = 8;
+      dshift = 8;
+      break;
+    case ptx::Component::B2:
+      dwidth = 8;
+      dshift = 16;
+      break;
+    case ptx::Component::B3:
+      dwidth = 8;
+      dshift = 24;
+      break;
+    case ptx::Component::H0:
+      dwidth = 16;
+      break;
+    case ptx::Component::H1:
+      dwidth = 16;
+      dshift = 16;
+      break;
+    default:
+      unsupported(ins, "a scalar video destination selects .b0-.b3 or .h0/.h1");
     }
     if (ins.has(Modifier::Sat)) {
       bool s = is_signed(dt);
       int64_t lo = s ? -(int64_t(1) << (dwidth - 1)) : 0;
       int64_t hi = s ? (int64_t(1) << (dwidth - 1)) - 1 : int64_t((uint64_t(1) << dwidth) - 1);
-      t = b_.CreateBinaryIntrinsic(Intrinsic::smin, b_.CreateBinaryIntrinsic(Intrinsic::smax, t, b_.getInt64(uint64_t(lo))),
-                                   b_.getInt64(uint64_t(hi)));
+      t = b_.CreateBinaryIntrinsic(
+          Intrinsic::smin, b_.CreateBinaryIntrinsic(Intrinsic::smax, t, b_.getInt64(uint64_t(lo))),
+          b_.getInt64(uint64_t(hi)));
     }
     Value* r = b_.CreateTrunc(t, i32);
     if (ins.num_operands == 4) {
       Value* c = value(ins, ins.operands[3], i32, false);
       if (d.component != ptx::Component::None) {
         uint32_t field = uint32_t(((uint64_t(1) << dwidth) - 1) << dshift);
-        r = b_.CreateOr(b_.CreateAnd(c, b_.getInt32(~field)), b_.CreateAnd(b_.CreateShl(r, dshift), b_.getInt32(field)));
+        r = b_.CreateOr(b_.CreateAnd(c, b_.getInt32(~field)),
+                        b_.CreateAnd(b_.CreateShl(r, dshift), b_.getInt32(field)));
       } else if (ins.has(Modifier::Add)) {
         r = b_.CreateAdd(r, c);
       } else if (ins.has(Modifier::Min) || ins.has(Modifier::Max)) {
         Value* cw = is_signed(dt) ? b_.CreateSExt(c, i64) : b_.CreateZExt(c, i64);
-        r = b_.CreateTrunc(b_.CreateBinaryIntrinsic(ins.has(Modifier::Min) ? Intrinsic::smin : Intrinsic::smax, t, cw), i32);
+        r = b_.CreateTrunc(b_.CreateBinaryIntrinsic(
+                               ins.has(Modifier::Min) ? Intrinsic::smin : Intrinsic::smax, t, cw),
+                           i32);
       } else {
         unsupported(ins, "a fourth operand needs .add, .min, .max or a destination selector");
       }
@@ -816,7 +936,8 @@ void FunctionLowering::lower_int_bits(const ptx::Instruction& ins) {
     return;
   }
   default:
-    unsupported(ins, "'" + std::string(ptx::opcode_name(ins.opcode)) + "' is not a bit instruction");
+    unsupported(ins,
+                "'" + std::string(ptx::opcode_name(ins.opcode)) + "' is not a bit instruction");
   }
 }
 

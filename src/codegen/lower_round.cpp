@@ -34,8 +34,9 @@ Round rounding_of(const ptx::Instruction& ins, Round otherwise) {
 
 bool names_rounding(const ptx::Instruction& ins) {
   for (Modifier m : ins.mods())
-    if (m == Modifier::Rn || m == Modifier::Rna || m == Modifier::Rz || m == Modifier::Rm || m == Modifier::Rp ||
-        m == Modifier::Rni || m == Modifier::Rzi || m == Modifier::Rmi || m == Modifier::Rpi)
+    if (m == Modifier::Rn || m == Modifier::Rna || m == Modifier::Rz || m == Modifier::Rm ||
+        m == Modifier::Rp || m == Modifier::Rni || m == Modifier::Rzi || m == Modifier::Rmi ||
+        m == Modifier::Rpi)
       return true;
   return false;
 }
@@ -47,8 +48,7 @@ uint64_t Format::max_finite() const {
 }
 
 uint64_t Format::inf() const {
-  if (!has_inf)
-    return nan();
+  if (!has_inf) return nan();
   return ((uint64_t(1) << exp_bits) - 1) << mant_bits;
 }
 
@@ -57,9 +57,12 @@ Value* pow2(IRBuilder<>& b, int k) {
   return ConstantFP::get(b.getDoubleTy(), bit_cast<double>(bits));
 }
 
-Value* is_nan(IRBuilder<>& b, Value* v) { return b.CreateFCmpUNO(v, v); }
+Value* is_nan(IRBuilder<>& b, Value* v) {
+  return b.CreateFCmpUNO(v, v);
+}
 
-Value* round_to_format(IRBuilder<>& b, Value* s, Value* err, const Format& f, Round r, RoundOptions o) {
+Value* round_to_format(IRBuilder<>& b, Value* s, Value* err, const Format& f, Round r,
+                       RoundOptions o) {
   Type* i64 = b.getInt64Ty();
   auto c64 = [&](uint64_t v) { return ConstantInt::get(i64, v); };
   const int64_t bias = (int64_t(1) << (f.exp_bits - 1)) - 1;
@@ -82,7 +85,8 @@ Value* round_to_format(IRBuilder<>& b, Value* s, Value* err, const Format& f, Ro
   Value* q = b.CreateLShr(m, shift);
   Value* rem = b.CreateAnd(m, b.CreateSub(b.CreateShl(c64(1), shift), c64(1)));
   Value* half = b.CreateShl(c64(1), b.CreateSub(shift, c64(1)));
-  Value* enc = b.CreateAdd(b.CreateShl(b.CreateSub(e_eff, ConstantInt::get(i64, emin)), c64(mb)), q);
+  Value* enc =
+      b.CreateAdd(b.CreateShl(b.CreateSub(e_eff, ConstantInt::get(i64, emin)), c64(mb)), q);
 
   // Which side of s the exact value lies, in magnitude (NaN residuals say nothing).
   Value* zero = ConstantFP::get(b.getDoubleTy(), 0.0);
@@ -107,7 +111,8 @@ Value* round_to_format(IRBuilder<>& b, Value* s, Value* err, const Format& f, Ro
     break;
   }
   case Round::NearestAway:
-    inc = b.CreateOr(b.CreateICmpUGT(rem, half), b.CreateAnd(b.CreateICmpEQ(rem, half), b.CreateNot(err_down)));
+    inc = b.CreateOr(b.CreateICmpUGT(rem, half),
+                     b.CreateAnd(b.CreateICmpEQ(rem, half), b.CreateNot(err_down)));
     break;
   case Round::Zero:
     dec = toward;
@@ -127,12 +132,12 @@ Value* round_to_format(IRBuilder<>& b, Value* s, Value* err, const Format& f, Ro
   enc = b.CreateSub(b.CreateAdd(enc, b.CreateZExt(inc, i64)), b.CreateZExt(dec, i64));
 
   Value* overflow = b.CreateOr(inf, b.CreateICmpUGT(enc, c64(f.max_finite())));
-  Value* finite_cap = o.satfinite ? static_cast<Value*>(b.getTrue()) : b.CreateAnd(b.CreateNot(inf), to_zero_on_overflow);
+  Value* finite_cap = o.satfinite ? static_cast<Value*>(b.getTrue())
+                                  : b.CreateAnd(b.CreateNot(inf), to_zero_on_overflow);
   Value* big = b.CreateSelect(finite_cap, c64(f.max_finite()), c64(f.inf()));
   enc = b.CreateSelect(overflow, big, enc);
   Value* result = b.CreateOr(enc, b.CreateShl(b.CreateZExt(negative, i64), c64(f.bits - 1)));
-  if (o.relu)
-    result = b.CreateSelect(negative, c64(0), result);
+  if (o.relu) result = b.CreateSelect(negative, c64(0), result);
   result = b.CreateSelect(nan, c64(f.nan()), result);
   unsigned width = f.bits <= 8 ? 8 : f.bits <= 16 ? 16 : 32;
   return b.CreateTrunc(result, b.getIntNTy(width));
@@ -146,13 +151,15 @@ Value* decode_format(IRBuilder<>& b, Value* bits, const Format& f) {
   x = b.CreateAnd(x, c64((uint64_t(1) << f.bits) - 1));
   const int64_t bias = (int64_t(1) << (f.exp_bits - 1)) - 1;
   Value* negative = b.CreateICmpNE(b.CreateLShr(x, c64(f.bits - 1)), c64(0));
-  Value* e_raw = b.CreateAnd(b.CreateLShr(x, c64(f.mant_bits)), c64((uint64_t(1) << f.exp_bits) - 1));
+  Value* e_raw =
+      b.CreateAnd(b.CreateLShr(x, c64(f.mant_bits)), c64((uint64_t(1) << f.exp_bits) - 1));
   Value* frac = b.CreateAnd(x, c64((uint64_t(1) << f.mant_bits) - 1));
   Value* subnormal = b.CreateICmpEQ(e_raw, c64(0));
   Value* sig = b.CreateSelect(subnormal, frac, b.CreateOr(frac, c64(uint64_t(1) << f.mant_bits)));
   // 2^(max(e_raw, 1) - bias - mant_bits), built from its f64 exponent field.
   Value* e = b.CreateSelect(subnormal, c64(1), e_raw);
-  Value* scale_bits = b.CreateShl(b.CreateAdd(e, c64(uint64_t(1023 - bias - int64_t(f.mant_bits)))), c64(52));
+  Value* scale_bits =
+      b.CreateShl(b.CreateAdd(e, c64(uint64_t(1023 - bias - int64_t(f.mant_bits)))), c64(52));
   Value* v = b.CreateFMul(b.CreateUIToFP(sig, f64), b.CreateBitCast(scale_bits, f64));
   Value* all_ones = b.CreateICmpEQ(e_raw, c64((uint64_t(1) << f.exp_bits) - 1));
   if (f.has_inf) {
@@ -173,8 +180,7 @@ Value* two_sum_error(IRBuilder<>& b, Value* a, Value* c, Value* s) {
 }
 
 Value* adjust_directed(IRBuilder<>& b, Value* r, Value* err_pos, Value* err_neg, Round mode) {
-  if (mode == Round::Nearest || mode == Round::NearestAway)
-    return r;
+  if (mode == Round::Nearest || mode == Round::NearestAway) return r;
   Type* ft = r->getType();
   unsigned width = ft->getPrimitiveSizeInBits();
   Type* it = b.getIntNTy(width);
@@ -191,13 +197,16 @@ Value* adjust_directed(IRBuilder<>& b, Value* r, Value* err_pos, Value* err_neg,
   Value* out = bits;
   switch (mode) {
   case Round::Zero:
-    out = b.CreateSelect(b.CreateOr(b.CreateAnd(positive, err_neg), b.CreateAnd(negative, err_pos)), minus, bits);
+    out = b.CreateSelect(b.CreateOr(b.CreateAnd(positive, err_neg), b.CreateAnd(negative, err_pos)),
+                         minus, bits);
     break;
   case Round::Down:
-    out = b.CreateSelect(err_neg, b.CreateSelect(positive, minus, b.CreateSelect(is_zero, neg_tiny, plus)), bits);
+    out = b.CreateSelect(
+        err_neg, b.CreateSelect(positive, minus, b.CreateSelect(is_zero, neg_tiny, plus)), bits);
     break;
   case Round::Up:
-    out = b.CreateSelect(err_pos, b.CreateSelect(negative, minus, b.CreateSelect(is_zero, tiny, plus)), bits);
+    out = b.CreateSelect(
+        err_pos, b.CreateSelect(negative, minus, b.CreateSelect(is_zero, tiny, plus)), bits);
     break;
   default:
     break;
@@ -218,7 +227,8 @@ Value* flush_subnormal(IRBuilder<>& b, Value* v) {
 Value* flush_subnormal_bits(IRBuilder<>& b, Value* bits, const Format& f) {
   Type* t = bits->getType();
   uint64_t exp_mask = ((uint64_t(1) << f.exp_bits) - 1) << f.mant_bits;
-  Value* exp_zero = b.CreateICmpEQ(b.CreateAnd(bits, ConstantInt::get(t, exp_mask)), ConstantInt::get(t, 0));
+  Value* exp_zero =
+      b.CreateICmpEQ(b.CreateAnd(bits, ConstantInt::get(t, exp_mask)), ConstantInt::get(t, 0));
   Value* sign_only = b.CreateAnd(bits, ConstantInt::get(t, uint64_t(1) << (f.bits - 1)));
   return b.CreateSelect(exp_zero, sign_only, bits);
 }
@@ -236,13 +246,14 @@ Value* saturate_bits(IRBuilder<>& b, Value* bits, const Format& f) {
   Type* t = bits->getType();
   uint64_t sign = uint64_t(1) << (f.bits - 1);
   Value* mag = b.CreateAnd(bits, ConstantInt::get(t, sign - 1));
-  Value* negative = b.CreateICmpNE(b.CreateAnd(bits, ConstantInt::get(t, sign)), ConstantInt::get(t, 0));
+  Value* negative =
+      b.CreateICmpNE(b.CreateAnd(bits, ConstantInt::get(t, sign)), ConstantInt::get(t, 0));
   Value* nan = b.CreateICmpUGT(mag, ConstantInt::get(t, f.inf()));
-  if (!f.has_inf)
-    nan = b.CreateICmpEQ(mag, ConstantInt::get(t, f.nan()));
+  if (!f.has_inf) nan = b.CreateICmpEQ(mag, ConstantInt::get(t, f.nan()));
   Value* low = b.CreateOr(negative, nan);
   Value* high = b.CreateICmpUGT(mag, ConstantInt::get(t, f.one()));
-  return b.CreateSelect(low, ConstantInt::get(t, 0), b.CreateSelect(high, ConstantInt::get(t, f.one()), bits));
+  return b.CreateSelect(low, ConstantInt::get(t, 0),
+                        b.CreateSelect(high, ConstantInt::get(t, f.one()), bits));
 }
 
 } // namespace mimic::codegen::arith

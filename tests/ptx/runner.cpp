@@ -10,8 +10,9 @@
 // Each case is one thread: the kernel reads its inputs from 8-byte slots in[case][k] and
 // writes its outputs to out[case][k] (raw bits in the low bytes). Float outputs compare bit
 // for bit, except that an expected NaN accepts any NaN and `tol` allows the ISA's error
-// bound of an .approx instruction (rel: relative to the expected value, absolute below 1). --record writes the .cases files again into DIR with the
-// outputs this driver produced (tests/ptx/refresh_from_gpu.sh uses it on an NVIDIA GPU).
+// bound of an .approx instruction (rel: relative to the expected value, absolute below 1). --record
+// writes the .cases files again into DIR with the outputs this driver produced
+// (tests/ptx/refresh_from_gpu.sh uses it on an NVIDIA GPU).
 #include <cuda.h>
 
 #include <dlfcn.h>
@@ -56,21 +57,16 @@ struct Api {
 
 template <typename T> bool bind(void* lib, T& fn, const char* name) {
   fn = reinterpret_cast<T>(dlsym(lib, name));
-  if (!fn)
-    std::fprintf(stderr, "ptx_runner: %s is not exported\n", name);
+  if (!fn) std::fprintf(stderr, "ptx_runner: %s is not exported\n", name);
   return fn != nullptr;
 }
 
 unsigned type_bits(const std::string& t) {
-  if (t == "pred")
-    return 1;
-  if (t == "f16" || t == "bf16")
-    return 16;
-  if (t == "f16x2" || t == "bf16x2")
-    return 32;
+  if (t == "pred") return 1;
+  if (t == "f16" || t == "bf16") return 16;
+  if (t == "f16x2" || t == "bf16x2") return 32;
   size_t digits = t.find_first_of("0123456789");
-  if (digits == std::string::npos)
-    return 0;
+  if (digits == std::string::npos) return 0;
   return unsigned(std::stoul(t.substr(digits)));
 }
 
@@ -98,7 +94,9 @@ double to_double(const std::string& t, uint64_t bits) {
   }
   // f16
   unsigned sign = (bits >> 15) & 1, e = (bits >> 10) & 31, m = bits & 1023;
-  double v = e == 0 ? std::ldexp(double(m), -24) : e == 31 ? (m ? NAN : INFINITY) : std::ldexp(double(m | 1024), int(e) - 25);
+  double v = e == 0    ? std::ldexp(double(m), -24)
+             : e == 31 ? (m ? NAN : INFINITY)
+                       : std::ldexp(double(m | 1024), int(e) - 25);
   return sign ? -v : v;
 }
 
@@ -115,17 +113,14 @@ bool matches(const Kernel& k, const std::string& t, uint64_t expected, uint64_t 
   uint64_t mask = w >= 64 ? ~uint64_t(0) : (uint64_t(1) << w) - 1;
   expected &= mask;
   actual &= mask;
-  if (expected == actual)
-    return true;
-  if (!is_float(t))
-    return false;
+  if (expected == actual) return true;
+  if (!is_float(t)) return false;
   double e = to_double(t, expected), a = to_double(t, actual);
-  if (std::isnan(e))
-    return std::isnan(a);
+  if (std::isnan(e)) return std::isnan(a);
   if (k.tol_kind == "ulp")
-    return !std::isnan(a) && std::llabs(ordinal(t, expected) - ordinal(t, actual)) <= int64_t(k.tol);
-  if (k.tol_kind == "abs")
-    return !std::isnan(a) && (e == a || std::fabs(e - a) <= k.tol);
+    return !std::isnan(a) &&
+           std::llabs(ordinal(t, expected) - ordinal(t, actual)) <= int64_t(k.tol);
+  if (k.tol_kind == "abs") return !std::isnan(a) && (e == a || std::fabs(e - a) <= k.tol);
   if (k.tol_kind == "rel") // relative to the expected value, absolute below 1
     return !std::isnan(a) && (e == a || std::fabs(e - a) <= k.tol * std::max(1.0, std::fabs(e)));
   return false;
@@ -138,7 +133,8 @@ std::string hex(uint64_t v, const std::string& t) {
   return buf;
 }
 
-bool parse_cases(const std::string& path, std::vector<Kernel>& kernels, std::vector<std::string>& trailer) {
+bool parse_cases(const std::string& path, std::vector<Kernel>& kernels,
+                 std::vector<std::string>& trailer) {
   std::ifstream f(path);
   if (!f) {
     std::fprintf(stderr, "ptx_runner: cannot read %s\n", path.c_str());
@@ -190,8 +186,9 @@ bool parse_cases(const std::string& path, std::vector<Kernel>& kernels, std::vec
       (after ? outs : ins).push_back(std::stoull(word, nullptr, 16));
     }
     if (ins.size() != k.in.size() || outs.size() != k.out.size()) {
-      std::fprintf(stderr, "%s:%u: case of kernel %s has %zu inputs and %zu outputs, expected %zu and %zu\n",
-                   path.c_str(), lineno, k.name.c_str(), ins.size(), outs.size(), k.in.size(), k.out.size());
+      std::fprintf(
+          stderr, "%s:%u: case of kernel %s has %zu inputs and %zu outputs, expected %zu and %zu\n",
+          path.c_str(), lineno, k.name.c_str(), ins.size(), outs.size(), k.in.size(), k.out.size());
       return false;
     }
     k.inputs.push_back(ins);
@@ -237,18 +234,18 @@ int main(int argc, char** argv) {
   }
   Api api{};
   bool ok = bind(lib, api.init, "cuInit") && bind(lib, api.device_get, "cuDeviceGet") &&
-            bind(lib, api.primary_retain, "cuDevicePrimaryCtxRetain") && bind(lib, api.set_current, "cuCtxSetCurrent") &&
+            bind(lib, api.primary_retain, "cuDevicePrimaryCtxRetain") &&
+            bind(lib, api.set_current, "cuCtxSetCurrent") &&
             bind(lib, api.load, "cuModuleLoadData") && bind(lib, api.unload, "cuModuleUnload") &&
-            bind(lib, api.get_function, "cuModuleGetFunction") && bind(lib, api.alloc, "cuMemAlloc_v2") &&
-            bind(lib, api.free, "cuMemFree_v2") && bind(lib, api.htod, "cuMemcpyHtoD_v2") &&
-            bind(lib, api.dtoh, "cuMemcpyDtoH_v2") && bind(lib, api.memset8, "cuMemsetD8_v2") &&
-            bind(lib, api.launch, "cuLaunchKernel") && bind(lib, api.sync, "cuCtxSynchronize") &&
+            bind(lib, api.get_function, "cuModuleGetFunction") &&
+            bind(lib, api.alloc, "cuMemAlloc_v2") && bind(lib, api.free, "cuMemFree_v2") &&
+            bind(lib, api.htod, "cuMemcpyHtoD_v2") && bind(lib, api.dtoh, "cuMemcpyDtoH_v2") &&
+            bind(lib, api.memset8, "cuMemsetD8_v2") && bind(lib, api.launch, "cuLaunchKernel") &&
+            bind(lib, api.sync, "cuCtxSynchronize") &&
             bind(lib, api.error_string, "cuGetErrorString");
-  if (!ok)
-    return 2;
+  if (!ok) return 2;
   auto check = [&](CUresult r, const char* what) {
-    if (r == CUDA_SUCCESS)
-      return true;
+    if (r == CUDA_SUCCESS) return true;
     const char* s = nullptr;
     api.error_string(r, &s);
     std::fprintf(stderr, "ptx_runner: %s failed: %d %s\n", what, int(r), s ? s : "");
@@ -257,10 +254,12 @@ int main(int argc, char** argv) {
   CUdevice dev;
   CUcontext ctx;
   if (!check(api.init(0), "cuInit") || !check(api.device_get(&dev, 0), "cuDeviceGet") ||
-      !check(api.primary_retain(&ctx, dev), "cuDevicePrimaryCtxRetain") || !check(api.set_current(ctx), "cuCtxSetCurrent"))
+      !check(api.primary_retain(&ctx, dev), "cuDevicePrimaryCtxRetain") ||
+      !check(api.set_current(ctx), "cuCtxSetCurrent"))
     return 2;
 
-  size_t total_kernels = 0, total_cases = 0, failed_cases = 0, failed_kernels = 0, broken_modules = 0;
+  size_t total_kernels = 0, total_cases = 0, failed_cases = 0, failed_kernels = 0,
+         broken_modules = 0;
   for (const std::string& cases_path : files) {
     std::vector<Kernel> kernels;
     std::vector<std::string> trailer;
@@ -277,12 +276,12 @@ int main(int argc, char** argv) {
     }
     std::string recorded;
     for (Kernel& k : kernels) {
-      if (!only.empty() && k.name.find(only) == std::string::npos)
-        continue;
+      if (!only.empty() && k.name.find(only) == std::string::npos) continue;
       ++total_kernels;
       size_t n = k.inputs.size(), nin = k.in.size(), nout = k.out.size();
       CUfunction fn;
-      if (!check(api.get_function(&fn, mod, k.name.c_str()), ("cuModuleGetFunction(" + k.name + ")").c_str())) {
+      if (!check(api.get_function(&fn, mod, k.name.c_str()),
+                 ("cuModuleGetFunction(" + k.name + ")").c_str())) {
         ++failed_kernels;
         failed_cases += n;
         continue;
@@ -292,22 +291,23 @@ int main(int argc, char** argv) {
         for (size_t i = 0; i < nin; ++i)
           in[c * nin + i] = k.inputs[c][i];
       CUdeviceptr din = 0, dout = 0;
-      size_t in_bytes = std::max<size_t>(8, in.size() * 8), out_bytes = std::max<size_t>(8, out.size() * 8);
-      bool run = check(api.alloc(&din, in_bytes), "cuMemAlloc") && check(api.alloc(&dout, out_bytes), "cuMemAlloc") &&
+      size_t in_bytes = std::max<size_t>(8, in.size() * 8),
+             out_bytes = std::max<size_t>(8, out.size() * 8);
+      bool run = check(api.alloc(&din, in_bytes), "cuMemAlloc") &&
+                 check(api.alloc(&dout, out_bytes), "cuMemAlloc") &&
                  check(api.htod(din, in.data(), in.size() * 8), "cuMemcpyHtoD") &&
                  check(api.memset8(dout, 0, out_bytes), "cuMemsetD8");
       if (run) {
         unsigned count = unsigned(n);
         void* args[] = {&din, &dout, &count};
         unsigned block = 64, grid = unsigned((n + block - 1) / block);
-        run = check(api.launch(fn, grid, 1, 1, block, 1, 1, 0, nullptr, args, nullptr), ("launch " + k.name).c_str()) &&
+        run = check(api.launch(fn, grid, 1, 1, block, 1, 1, 0, nullptr, args, nullptr),
+                    ("launch " + k.name).c_str()) &&
               check(api.sync(), ("synchronize " + k.name).c_str()) &&
               check(api.dtoh(out.data(), dout, out.size() * 8), "cuMemcpyDtoH");
       }
-      if (din)
-        api.free(din);
-      if (dout)
-        api.free(dout);
+      if (din) api.free(din);
+      if (dout) api.free(dout);
       total_cases += n;
       if (!run) {
         ++failed_kernels;
@@ -317,14 +317,14 @@ int main(int argc, char** argv) {
       size_t bad = 0;
       for (size_t c = 0; c < n; ++c) {
         for (size_t o = 0; o < nout; ++o) {
-          if (matches(k, k.out[o], k.outputs[c][o], out[c * nout + o]))
-            continue;
+          if (matches(k, k.out[o], k.outputs[c][o], out[c * nout + o])) continue;
           if (++bad <= 8) {
             std::string ins;
             for (size_t i = 0; i < nin; ++i)
               ins += (i ? " " : "") + hex(k.inputs[c][i], k.in[i]);
-            std::printf("FAIL %s case %zu (%s) output %zu: expected %s, got %s\n", k.name.c_str(), c, ins.c_str(), o,
-                        hex(k.outputs[c][o], k.out[o]).c_str(), hex(out[c * nout + o], k.out[o]).c_str());
+            std::printf("FAIL %s case %zu (%s) output %zu: expected %s, got %s\n", k.name.c_str(),
+                        c, ins.c_str(), o, hex(k.outputs[c][o], k.out[o]).c_str(),
+                        hex(out[c * nout + o], k.out[o]).c_str());
           }
           break;
         }
@@ -337,8 +337,7 @@ int main(int argc, char** argv) {
             break;
           }
       failed_cases += bad;
-      if (bad)
-        ++failed_kernels;
+      if (bad) ++failed_kernels;
       if (!record_dir.empty()) {
         for (const std::string& h : k.header_lines)
           recorded += h + "\n";
@@ -376,7 +375,8 @@ int main(int argc, char** argv) {
       std::ofstream(record_dir + "/" + name) << recorded;
     }
   }
-  std::printf("ptx suite: %zu kernels, %zu cases, %zu failed cases in %zu kernels, %zu modules not run\n", total_kernels,
-              total_cases, failed_cases, failed_kernels, broken_modules);
+  std::printf(
+      "ptx suite: %zu kernels, %zu cases, %zu failed cases in %zu kernels, %zu modules not run\n",
+      total_kernels, total_cases, failed_cases, failed_kernels, broken_modules);
   return (failed_cases || broken_modules) && record_dir.empty() ? 1 : 0;
 }
