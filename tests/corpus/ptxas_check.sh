@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The printed PTX is valid PTX: NVIDIA's assembler accepts it.
-#  1. nvcc's PTX for the project's CUDA programs at compute_75 ... compute_120;
+#  1. nvcc's PTX for the project's CUDA programs at their lowest arch, compute_90 and
+#     compute_120;
 #  2. a sample of the toolkit libraries' own PTX modules (the smallest ones of each
 #     library, at least 30 in all).
 # Each module is printed by `mimic ptx print`, round-tripped, and assembled by ptxas for
@@ -12,7 +13,6 @@ programs=$3
 work=$4
 nvcc=$cuda/bin/nvcc
 ptxas=$cuda/bin/ptxas
-archs="75 80 86 89 90 100 120"
 per_library=${MIMIC_PTXAS_SAMPLES_PER_LIBRARY:-6}
 
 if [ ! -x "$ptxas" ] || [ ! -x "$nvcc" ]; then
@@ -44,18 +44,31 @@ check() { # FILE ARCH
   passed=$((passed + 1))
 }
 
+# nvcc's PTX for each program at its lowest arch (its `// nvcc-flags: -arch=sm_NN`, or 75),
+# 90 and 120, built in parallel; then each module is checked.
+jobs=${MIMIC_PTXAS_JOBS:-$(nproc)}
+build_ptx() { # CU ARCH
+  local out
+  out="$work/nvcc/$(basename "$1" .cu).compute_$2.ptx"
+  "$nvcc" -ptx -arch=compute_$2 "$1" -o "$out" 2> "$out.err" || echo "$1 $2" >> "$work/nvcc/failed"
+}
+export -f build_ptx
+export work nvcc
 for cu in "$programs"/*.cu; do
-  name=$(basename "$cu" .cu)
-  # A program built for -arch=sm_NN (its `// nvcc-flags:` header) may need that arch.
   min_arch=$(sed -n 's|^// nvcc-flags:.*-arch=sm_\([0-9]*\).*|\1|p' "$cu" | head -n 1)
-  for a in $archs; do
+  for a in ${min_arch:-75} 90 120; do
     if [ -n "$min_arch" ] && [ "$a" -lt "$min_arch" ]; then continue; fi
-    out="$work/nvcc/$name.compute_$a.ptx"
-    if ! "$nvcc" -ptx -arch=compute_$a "$cu" -o "$out" 2> "$out.err"; then
-      echo "FAIL nvcc -arch=compute_$a $cu"; head -5 "$out.err"; failed=$((failed + 1)); continue
-    fi
-    check "$out" "sm_$a"
+    echo "$cu $a"
   done
+done | sort -u | xargs -P "$jobs" -L 1 bash -c 'build_ptx "$@"' _
+if [ -f "$work/nvcc/failed" ]; then
+  while read -r cu a; do
+    echo "FAIL nvcc -arch=compute_$a $cu"; failed=$((failed + 1))
+  done < "$work/nvcc/failed"
+fi
+for out in "$work"/nvcc/*.ptx; do
+  a=$(echo "$out" | sed -E 's/.*\.compute_([0-9]+)\.ptx$/\1/')
+  check "$out" "sm_$a"
 done
 
 nvcc_passed=$passed
