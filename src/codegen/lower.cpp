@@ -683,6 +683,8 @@ ModuleLowering::ModuleLowering(const runtime::Program& program)
     for (const ptx::TopLevel& item : m->items)
       if (item.kind == ptx::DirectiveKind::Function && !item.function->is_entry) {
         auto& slot = functions_[item.function->name];
+        if (slot && slot->body && item.function->body && slot != item.function && ambiguous_.empty())
+          ambiguous_ = std::string(item.function->name);
         if (!slot || (!slot->body && item.function->body))
           slot = item.function;
       }
@@ -924,11 +926,13 @@ std::vector<KernelVerdict> check_kernels(const runtime::Program& program) {
 }
 
 Result<LoweredProgram> lower(const runtime::Program& program) {
-  if (program.modules.size() != 1)
-    return Error(program.origin + ": programs of several PTX modules (-rdc builds) are not linked by the code "
-                                  "generator yet",
-                 CUDA_ERROR_NOT_SUPPORTED);
+  // Programs of several modules (-rdc builds, cuLink images) are linked by name: a
+  // function or variable declared .extern in one module is the one another defines.
   ModuleLowering m(program);
+  if (!m.ambiguous().empty())
+    return Error(program.origin + ": several of its PTX modules define '" + m.ambiguous() +
+                     "'; the code generator links modules by name and cannot tell them apart",
+                 CUDA_ERROR_NOT_SUPPORTED);
   return m.run();
 }
 

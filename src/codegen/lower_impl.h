@@ -37,6 +37,8 @@ public:
   llvm::GlobalVariable* global(std::string_view name);
   // The PTX function of that name in the program (with a body or declared .extern).
   const ptx::Function* ptx_function(std::string_view name) const;
+  // A function several modules of the program define (empty when none).
+  const std::string& ambiguous() const { return ambiguous_; }
   // The LLVM function for a .func called from kernel `kernel`, lowered on first use
   // (throws LoweringError naming the function when it cannot be). Functions that reach
   // .shared variables are lowered once per kernel, as the kernel's layout places them.
@@ -62,6 +64,7 @@ private:
   std::map<std::string, llvm::GlobalVariable*, std::less<>> globals_;
   std::vector<std::string> global_names_;
   std::map<std::string_view, const ptx::Function*> functions_;
+  std::string ambiguous_;
   std::map<std::string, llvm::Function*, std::less<>> callees_;
   std::map<std::string, std::string, std::less<>> failed_callees_;
   std::map<const ptx::Function*, bool> reaches_shared_;

@@ -539,8 +539,16 @@ CUresult cuKernelGetLibrary_v12050(CUlibrary* pLib, CUkernel kernel) {
 // A global of the library's module in the current context (loaded on first use).
 static CUresult library_global(CUdeviceptr* dptr, size_t* bytes, CUlibrary library, const char* name, bool managed) {
   runtime::Context* c = nullptr;
-  if (CUresult r = current_context(c))
-    return r;
+  if (CUresult r = current_context(c)) {
+    // Managed variables belong to no context: the CUDA runtime maps them at start-up,
+    // before any context is current. They live in device 0's primary context's module.
+    const runtime::Device* d = runtime::device(0);
+    if (!managed || c || !d)
+      return r;
+    c = runtime::primary_context(*d);
+    if (!c)
+      return r;
+  }
   runtime::Library* lib = runtime::find_library(library);
   if (!lib)
     return CUDA_ERROR_INVALID_HANDLE;
