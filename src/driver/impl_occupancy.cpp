@@ -5,6 +5,7 @@
 #include "driver/driver_impl.h"
 #include "driver/impl_common.h"
 #include "driver/impl_launch.h"
+#include "support/log.h"
 
 namespace mimic::driver {
 
@@ -26,8 +27,12 @@ runtime::KernelResources kernel_resources(runtime::Function* f) {
 CUresult occupancy_function(CUfunction handle, runtime::Context*& c, runtime::Function*& f) {
   if (CUresult r = current_context(c); !c) return r; // a query: answers after a sticky error
   auto resolved = runtime::resolve_function(handle, c);
-  if (!resolved)
+  if (!resolved) {
+    // A library that fails to load here (lazily, at its first use) says why, once.
+    if (resolved.error().code() && resolved.error().code() != CUDA_ERROR_INVALID_HANDLE)
+      warn_once("load:" + resolved.error().message(), resolved.error().message());
     return resolved.error().code() ? CUresult(resolved.error().code()) : CUDA_ERROR_INVALID_HANDLE;
+  }
   f = resolved.value();
   return CUDA_SUCCESS;
 }
