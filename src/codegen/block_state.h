@@ -35,7 +35,9 @@ constexpr uint32_t kResumeStart = 0;
 constexpr uint32_t kThreadExited = 0xffffffffu;
 constexpr uint32_t kThreadTrapped = 0xfffffffeu;  // `trap`, a stack overflow
 constexpr uint32_t kThreadAsserted = 0xfffffffdu; // a failed device-side assert
-// next[t] values from kThreadAsserted up end the thread; below are split points.
+constexpr uint32_t kThreadFaulted = 0xfffffffcu;  // MIMIC_CHECK=memory found a bad access
+// next[t] values from kThreadFaulted up end the thread; below are split points.
+constexpr uint32_t kThreadStopped = kThreadFaulted;
 
 // What a split point waits for.
 enum class SplitKind : uint8_t {
@@ -128,6 +130,8 @@ struct BlockState {
                             // published their next operand in exchange already
   uint32_t* warp_mask;      // [t]: the lanes of t's warp that reached the same warp operation
   uint32_t* fragments;      // [t * kFragmentWords]: matrix operands in, results out
+  uint64_t shared_bytes;    // size of the shared window
+  void* check;              // MIMIC_CHECK=memory: the executor's launch record (opaque)
   uint32_t* barrier;        // [t]: barrier id and count at a Barrier/Arrive split point;
                             // at a Warp one, the lanes the operation waits for (membermask)
 };
@@ -141,6 +145,10 @@ int32_t mimic_vprintf(const char* format, const void* args);
 void mimic_assert_fail(const BlockState* block, uint32_t t, const char* message, const char* file, uint32_t line,
                        const char* function);
 void* mimic_device_malloc(uint64_t bytes);
+// MIMIC_CHECK=memory: 0 when [p, p + bytes) may be accessed by thread t, otherwise 1
+// (after reporting the first bad access of the launch). flags: 1 a store, 2 .shared.
+uint32_t mimic_check_access(const BlockState* block, uint32_t t, const void* p, uint64_t bytes, uint32_t line,
+                            uint32_t flags);
 void mimic_device_free(void* pointer);
 
 // shfl.sync: mode 0 up, 1 down, 2 bfly, 3 idx. Returns the value in bits 0..31 and the

@@ -192,7 +192,7 @@ void FunctionLowering::stop_thread(uint32_t code) {
     return;
   }
   b_.CreateBr(latch_);
-  if (code < kThreadAsserted)
+  if (code < kThreadStopped)
     split_sites_.push_back({marker, nullptr});
 }
 
@@ -925,10 +925,11 @@ std::vector<KernelVerdict> check_kernels(const runtime::Program& program) {
   return m.check();
 }
 
-Result<LoweredProgram> lower(const runtime::Program& program) {
+Result<LoweredProgram> lower(const runtime::Program& program, bool check_memory) {
   // Programs of several modules (-rdc builds, cuLink images) are linked by name: a
   // function or variable declared .extern in one module is the one another defines.
   ModuleLowering m(program);
+  m.check_memory = check_memory;
   if (!m.ambiguous().empty())
     return Error(program.origin + ": several of its PTX modules define '" + m.ambiguous() +
                      "'; the code generator links modules by name and cannot tell them apart",

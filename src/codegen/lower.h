@@ -46,7 +46,9 @@ struct LoweredProgram {
 //   i32 @mimic.sreg(ptr %block, i32 %thread, i32 %which)   special registers, `which` from
 //   SpecialRegister; block-wide ones are BlockState::sreg[which].
 
-Result<LoweredProgram> lower(const runtime::Program& program);
+// `check_memory` (MIMIC_CHECK=memory): every global, generic and shared access asks
+// mimic_check_access first, and a bad one ends the thread (kThreadFaulted).
+Result<LoweredProgram> lower(const runtime::Program& program, bool check_memory = false);
 
 // Lowers each kernel on its own and says which translate (for `mimic info --compile`).
 struct KernelVerdict {

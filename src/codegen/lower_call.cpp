@@ -117,7 +117,7 @@ void FunctionLowering::lower_call(const ptx::Instruction& ins) {
   Value* code = b_.CreateLoad(b_.getInt32Ty(), b_.CreateGEP(b_.getInt32Ty(), next, thread_index()));
   BasicBlock* stopped = BasicBlock::Create(ctx(), "callee_stopped", fn_);
   BasicBlock* after = BasicBlock::Create(ctx(), "after_call", fn_);
-  b_.CreateCondBr(b_.CreateICmpUGE(code, b_.getInt32(kThreadAsserted)), stopped, after);
+  b_.CreateCondBr(b_.CreateICmpUGE(code, b_.getInt32(kThreadStopped)), stopped, after);
   b_.SetInsertPoint(stopped);
   propagate_stop();
   b_.SetInsertPoint(after);

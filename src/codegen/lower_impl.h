@@ -54,6 +54,7 @@ public:
   };
   bool reaches_grid_sync(llvm::Function* f);
   std::map<llvm::Function*, FunctionFacts> facts;
+  bool check_memory = false;
 
 private:
   const runtime::Program& program_;
@@ -134,6 +135,10 @@ private:
   void lower_atomic(const ptx::Instruction& ins);
   void lower_cvta(const ptx::Instruction& ins);
   void lower_cp_async(const ptx::Instruction& ins);
+  // MIMIC_CHECK=memory: the access of `bytes` at `p` is checked before it happens.
+  void check_access(const ptx::Instruction& ins, llvm::Value* p, uint64_t bytes, bool is_store,
+                    bool shared = false);
+  bool checking_memory() const { return lowering_.check_memory; }
   void lower_matrix(const ptx::Instruction& ins); // lower_matrix.cpp: mma, wmma, ldmatrix
   // lower_call.cpp: calls, the device runtime's functions (printf, assert, malloc)
   void lower_call(const ptx::Instruction& ins);

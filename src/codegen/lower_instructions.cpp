@@ -161,6 +161,9 @@ void FunctionLowering::lower_memory(const ptx::Instruction& ins) {
   bool load = ins.opcode != Opcode::St;
   const ptx::Operand& data = load ? ins.operands[0] : ins.operands[1];
   Value* base = address(ins, load ? ins.operands[1] : ins.operands[0], space);
+  if (checking_memory() && space != Modifier::Param && space != Modifier::Local)
+    check_access(ins, base, size * lanes, !load,
+                 space == Modifier::Shared || space == Modifier::SharedCta);
   auto element_ptr = [&](unsigned i) {
     return i == 0 ? base : b_.CreateGEP(b_.getInt8Ty(), base, b_.getInt64(i * size));
   };
@@ -227,6 +230,8 @@ void FunctionLowering::lower_atomic(const ptx::Instruction& ins) {
     unsupported(ins, "atomics on this type are not supported yet");
   if (half_view && !has(ins, Modifier::Cas) && !has(ins, Modifier::Exch)) {
     Value* ptr = address(ins, ins.operands[first], space);
+    if (checking_memory())
+      check_access(ins, ptr, ty->getPrimitiveSizeInBits() / 8, true);
     AtomicRMWInst::BinOp op = has(ins, Modifier::Add)   ? AtomicRMWInst::FAdd
                               : has(ins, Modifier::Min) ? AtomicRMWInst::FMin
                               : has(ins, Modifier::Max) ? AtomicRMWInst::FMax
@@ -240,6 +245,8 @@ void FunctionLowering::lower_atomic(const ptx::Instruction& ins) {
     return;
   }
   Value* ptr = address(ins, ins.operands[first], space);
+  if (checking_memory())
+    check_access(ins, ptr, ty->getPrimitiveSizeInBits() / 8, true);
   bool fp = is_float(t), sgn = is_signed(t);
   Value* v = value(ins, ins.operands[first + 1], ty, sgn);
   auto ordering = AtomicOrdering::SequentiallyConsistent;
@@ -351,6 +358,24 @@ void FunctionLowering::lower_cp_async(const ptx::Instruction& ins) {
   src_size = b_.CreateBinaryIntrinsic(Intrinsic::umin, src_size, b_.getInt64(size));
   b_.CreateMemSet(dst, b_.getInt8(0), size, MaybeAlign(size));
   b_.CreateMemCpy(dst, MaybeAlign(1), src, MaybeAlign(1), src_size);
+}
+
+} // namespace mimic::codegen
+
+namespace mimic::codegen {
+
+void FunctionLowering::check_access(const ptx::Instruction& ins, Value* p, uint64_t bytes, bool is_store,
+                                    bool shared) {
+  Type* i32 = b_.getInt32Ty();
+  Function* f = lowering_.helper("mimic_check_access", i32, {b_.getPtrTy(), i32, b_.getPtrTy(), b_.getInt64Ty(), i32, i32});
+  Value* bad = b_.CreateCall(f, {block_, thread_index(), p, b_.getInt64(bytes), b_.getInt32(ins.loc.line),
+                                 b_.getInt32((is_store ? 1 : 0) | (shared ? 2 : 0))});
+  BasicBlock* fault = BasicBlock::Create(ctx(), "bad_access", fn_);
+  BasicBlock* ok = BasicBlock::Create(ctx(), "access", fn_);
+  b_.CreateCondBr(b_.CreateICmpNE(bad, b_.getInt32(0)), fault, ok);
+  b_.SetInsertPoint(fault);
+  stop_thread(kThreadFaulted);
+  b_.SetInsertPoint(ok);
 }
 
 } // namespace mimic::codegen

@@ -11,6 +11,7 @@
 #include "driver/impl_common.h"
 #include "driver/impl_jit.h"
 #include "runtime/graph.h"
+#include "runtime/memory.h"
 #include "runtime/module.h"
 #include "runtime/stream.h"
 #include "support/log.h"
@@ -295,6 +296,7 @@ CUresult run_launch(const runtime::KernelNodeParams& launch) {
   std::copy(launch.grid, launch.grid + 3, shape.grid);
   std::copy(launch.block, launch.block + 3, shape.block);
   shape.dynamic_shared_bytes = launch.shared_bytes;
+  shape.accessible = &runtime::device_accessible;
   const runtime::Device& d = *launch.context->device;
   CUresult r = d.backend().launch(d.backend_index(), *m->compiled, index, shape, launch.args.data());
   if (r != CUDA_SUCCESS && r != CUDA_ERROR_NOT_SUPPORTED) {

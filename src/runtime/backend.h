@@ -33,6 +33,8 @@ struct LaunchShape {
   unsigned grid[3] = {1, 1, 1};
   unsigned block[3] = {1, 1, 1};
   size_t dynamic_shared_bytes = 0;
+  // Whether [address, address + bytes) is memory a kernel may touch (MIMIC_CHECK=memory).
+  bool (*accessible)(const void* address, size_t bytes) = nullptr;
 };
 
 // What a device is, in the terms the CUDA driver API reports. Every CUDA device

@@ -112,6 +112,8 @@ std::optional<Allocation> find_allocation(const void* address, size_t bytes) {
   return std::nullopt;
 }
 
+bool device_accessible(const void* address, size_t bytes) { return find_allocation(address, bytes).has_value(); }
+
 size_t bytes_in_use(const Device& device) {
   Registry& r = registry();
   std::lock_guard lock(r.mutex);

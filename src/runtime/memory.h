@@ -36,6 +36,10 @@ CUresult unregister_host(void* pointer);
 // The allocation containing [address, address + bytes), if any.
 std::optional<Allocation> find_allocation(const void* address, size_t bytes = 1);
 
+// Whether [address, address + bytes) lies in one live allocation (kernels' accesses
+// under MIMIC_CHECK=memory).
+bool device_accessible(const void* address, size_t bytes);
+
 // Bytes currently allocated on a device (for cuMemGetInfo).
 size_t bytes_in_use(const Device& device);
 

@@ -35,6 +35,20 @@ std::pair<int, int> parse_compute_capability() {
 
 } // namespace
 
+bool check_memory() {
+  static const bool on = [] {
+    const char* env = std::getenv("MIMIC_CHECK");
+    if (!env || !*env)
+      return false;
+    std::string s = env;
+    if (s.find("memory") != std::string::npos)
+      return true;
+    log_warning("MIMIC_CHECK='" + s + "' names no check Mimic knows (memory)");
+    return false;
+  }();
+  return on;
+}
+
 std::pair<int, int> compute_capability() {
   static const std::pair<int, int> cc = parse_compute_capability();
   return cc;

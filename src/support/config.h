@@ -9,4 +9,8 @@ namespace mimic::config {
 // reported once and ignored.
 std::pair<int, int> compute_capability();
 
+// MIMIC_CHECK=memory: kernels check every global, generic and shared access against the
+// live allocations and report the first bad one (kernel, PTX line, block, thread).
+bool check_memory();
+
 } // namespace mimic::config

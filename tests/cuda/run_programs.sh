@@ -7,6 +7,8 @@
 #   // variants: all         also build with --default-stream per-thread, -cudart shared and
 #                            -rdc=true (the programs about the runtime API); default only otherwise
 #   // expect-output: FILE   its standard output must equal tests/cuda/FILE (device printf)
+#   // mimic-env: VAR=VALUE  run it with this environment setting (e.g. MIMIC_CHECK=memory)
+#   // expect-stderr: TEXT   its standard error must contain TEXT (Mimic's diagnostics)
 # Programs build and run in parallel (MIMIC_CUDA_JOBS, default nproc). Executables stay in
 # WORK_DIR and are rebuilt when the source, check.h or the flags change.
 # known_failures.txt lists what may fail, and why; listed programs that pass are reported.
@@ -48,9 +50,18 @@ run_one() { # MIMIC NVCC WORK NAME VARIANT
     fi
     echo "$flags" > "$exe.flags"
   fi
-  LD_LIBRARY_PATH="$(dirname "$nvcc")/../lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+  local env_setting
+  env_setting=$(header "$src" mimic-env)
+  # shellcheck disable=SC2086
+  env ${env_setting} LD_LIBRARY_PATH="$(dirname "$nvcc")/../lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
     timeout "${MIMIC_CUDA_TIMEOUT:-120}" "$mimic" run -- "$exe" > "$exe.stdout" 2> "$exe.stderr"
   status=$?
+  local wanted_stderr
+  wanted_stderr=$(header "$src" expect-stderr)
+  if [ $status -eq 0 ] && [ -n "$wanted_stderr" ] && ! grep -qF -- "$wanted_stderr" "$exe.stderr"; then
+    echo "standard error does not contain: $wanted_stderr" >> "$exe.stderr"
+    status=1
+  fi
   expected=$(header "$src" expect-output)
   if [ $status -eq 0 ] && [ -n "$expected" ] && ! cmp -s "$here/$expected" "$exe.stdout"; then
     diff "$here/$expected" "$exe.stdout" | head -10 >> "$exe.stderr"

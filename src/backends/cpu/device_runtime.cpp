@@ -4,9 +4,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <string>
 
+#include "backends/cpu/check.h"
 #include "codegen/block_state.h"
+#include "support/log.h"
 
 namespace mimic::codegen {
 
@@ -147,8 +151,82 @@ extern "C" void mimic_assert_fail(const BlockState* block, uint32_t t, const cha
                message ? message : "?");
 }
 
-extern "C" void* mimic_device_malloc(uint64_t bytes) { return std::malloc(bytes ? bytes : 1); }
+namespace {
 
-extern "C" void mimic_device_free(void* pointer) { std::free(pointer); }
+// Blocks of the device heap, so that MIMIC_CHECK=memory accepts accesses to them.
+std::mutex& heap_mutex() {
+  static auto* m = new std::mutex;
+  return *m;
+}
+std::map<uintptr_t, size_t>& heap_blocks() {
+  static auto* m = new std::map<uintptr_t, size_t>;
+  return *m;
+}
+
+} // namespace
+
+extern "C" void* mimic_device_malloc(uint64_t bytes) {
+  void* p = std::malloc(bytes ? bytes : 1);
+  if (p) {
+    std::lock_guard lock(heap_mutex());
+    heap_blocks()[reinterpret_cast<uintptr_t>(p)] = bytes ? bytes : 1;
+  }
+  return p;
+}
+
+extern "C" void mimic_device_free(void* pointer) {
+  if (!pointer)
+    return;
+  {
+    std::lock_guard lock(heap_mutex());
+    heap_blocks().erase(reinterpret_cast<uintptr_t>(pointer));
+  }
+  std::free(pointer);
+}
+
+extern "C" uint32_t mimic_check_access(const BlockState* block, uint32_t t, const void* p, uint64_t bytes,
+                                       uint32_t line, uint32_t flags) {
+  const bool is_store = flags & 1, shared_space = flags & 2;
+  const auto* check = static_cast<const cpu::LaunchCheck*>(block->check);
+  const uint8_t* a = static_cast<const uint8_t*>(p);
+  auto inside = [&](const uint8_t* base, uint64_t size) { return a >= base && a + bytes <= base + size; };
+  if (inside(block->shared, block->shared_bytes))
+    return 0;
+  if (inside(block->local, block->local_stride * block->nthreads))
+    return 0;
+  if (check && check->accessible && check->accessible(p, bytes))
+    return 0;
+  if (cpu::device_heap_contains(p, bytes))
+    return 0;
+  if (check && !const_cast<cpu::LaunchCheck*>(check)->reported.exchange(true)) {
+    using R = SpecialRegister;
+    const uint32_t nx = block->block_dim[0], ny = block->block_dim[1];
+    char text[512];
+    std::snprintf(text, sizeof text,
+                  "MIMIC_CHECK: kernel '%s', PTX line %u: invalid %s of %llu bytes at %p%s by block (%u, %u, %u) "
+                  "thread (%u, %u, %u)",
+                  check->kernel, line, is_store ? "write" : "read", (unsigned long long)bytes, p,
+                  shared_space ? " (outside the block's shared memory)" : "", block->sreg[size_t(R::CtaidX)],
+                  block->sreg[size_t(R::CtaidY)], block->sreg[size_t(R::CtaidZ)], t % nx, (t / nx) % ny,
+                  t / (nx * ny));
+    log_error(text);
+  }
+  return 1;
+}
 
 } // namespace mimic::codegen
+
+namespace mimic::cpu {
+
+bool device_heap_contains(const void* p, size_t bytes) {
+  std::lock_guard lock(codegen::heap_mutex());
+  auto& blocks = codegen::heap_blocks();
+  uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  auto it = blocks.upper_bound(a);
+  if (it == blocks.begin())
+    return false;
+  --it;
+  return a + bytes <= it->first + it->second;
+}
+
+} // namespace mimic::cpu

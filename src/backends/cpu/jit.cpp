@@ -23,9 +23,11 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "backends/cpu/check.h"
 #include "backends/cpu/matrix.h"
 #include "codegen/lower.h"
 #include "codegen/texture_abi.h"
+#include "support/config.h"
 #include "support/log.h"
 
 namespace mimic::cpu {
@@ -138,7 +140,7 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
   // system object), and compiles are rare next to launches.
   static std::mutex compile_mutex;
   std::lock_guard compile_lock(compile_mutex);
-  auto lowered = codegen::lower(program);
+  auto lowered = codegen::lower(program, config::check_memory());
   if (!lowered)
     return lowered.error();
   codegen::LoweredProgram& lp = lowered.value();
@@ -187,6 +189,7 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
   helper("mimic_device_free", &codegen::mimic_device_free);
   helper("mimic_wmma_load", &codegen::mimic_wmma_load);
   helper("mimic_wmma_store", &codegen::mimic_wmma_store);
+  helper("mimic_check_access", &codegen::mimic_check_access);
   if (!symbols.empty())
     if (llvm::Error e = dylib.define(llvm::orc::absoluteSymbols(std::move(symbols))))
       return Error("binding globals: " + llvm::toString(std::move(e)), CUDA_ERROR_UNKNOWN);
@@ -305,12 +308,14 @@ CUresult run_block(const CompiledKernel& k, const void* args, BlockState& bs, Sc
   // Calls read next[t] to see whether their callee ended the thread.
   std::fill_n(s.next.begin(), n, 0u);
   auto ended = [](uint32_t stop) {
-    return stop == codegen::kThreadTrapped ? CUDA_ERROR_LAUNCH_FAILED : CUDA_ERROR_ASSERT;
+    return stop == codegen::kThreadTrapped  ? CUDA_ERROR_LAUNCH_FAILED
+           : stop == codegen::kThreadFaulted ? CUDA_ERROR_ILLEGAL_ADDRESS
+                                             : CUDA_ERROR_ASSERT;
   };
   if (k.splits.empty()) {
     k.entry(args, &bs, 0, n, codegen::kResumeStart);
     for (uint32_t t = 0; t < n; ++t)
-      if (s.next[t] == codegen::kThreadTrapped || s.next[t] == codegen::kThreadAsserted)
+      if (s.next[t] >= codegen::kThreadStopped && s.next[t] != codegen::kThreadExited)
         return ended(s.next[t]);
     return CUDA_SUCCESS;
   }
@@ -335,7 +340,7 @@ CUresult run_block(const CompiledKernel& k, const void* args, BlockState& bs, Sc
         if (stop == codegen::kThreadExited) {
           s.status[i] = Done;
           ++done;
-        } else if (stop == codegen::kThreadTrapped || stop == codegen::kThreadAsserted) {
+        } else if (stop >= codegen::kThreadStopped) {
           return ended(stop);
         } else {
           s.resume[i] = stop;
@@ -468,6 +473,9 @@ CUresult launch_on_cpu(runtime::CompiledProgram& compiled, size_t kernel, const 
     workers = unsigned(blocks);
   // The grid's workspace (%envreg1:%envreg2), zeroed for each launch.
   std::vector<uint64_t> workspace(16, 0);
+  LaunchCheck check;
+  check.accessible = shape.accessible;
+  check.kernel = k.name.c_str();
   const uint64_t workspace_address = reinterpret_cast<uintptr_t>(workspace.data());
   const size_t shared_bytes = std::max(k.shared_bytes, k.dynamic_offset + shape.dynamic_shared_bytes);
   const size_t local_stride = (k.local_bytes + 15) / 16 * 16;
@@ -520,6 +528,8 @@ CUresult launch_on_cpu(runtime::CompiledProgram& compiled, size_t kernel, const 
     bs.exchange = s.exchange.data();
     bs.released = s.released.data();
     bs.fragments = s.fragments.data();
+    bs.shared_bytes = shared_bytes;
+    bs.check = &check;
     bs.warp_mask = s.warp_mask.data();
     bs.barrier = s.barrier.data();
     volatile uint64_t current = 0;
@@ -557,8 +567,9 @@ CUresult launch_on_cpu(runtime::CompiledProgram& compiled, size_t kernel, const 
           std::lock_guard lock(error_mutex);
           if (error == CUDA_SUCCESS) {
             error = r;
-            fault = r == CUDA_ERROR_ASSERT ? "kernel '" + k.name + "' failed a device-side assertion"
-                                           : "kernel '" + k.name + "' executed a trap instruction";
+            fault = r == CUDA_ERROR_ASSERT            ? "kernel '" + k.name + "' failed a device-side assertion"
+                    : r == CUDA_ERROR_ILLEGAL_ADDRESS ? "kernel '" + k.name + "' made an invalid memory access"
+                                                      : "kernel '" + k.name + "' executed a trap instruction";
           }
           failed = true;
           break;
