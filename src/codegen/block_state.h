@@ -45,6 +45,7 @@ enum class SplitKind : uint8_t {
   BarrierReduce, // bar.red: as Barrier; block->exchange[t] holds the predicate, and the result on resume
   Arrive,        // bar.arrive: counts towards the barrier, does not wait
   Warp,          // shfl / vote / match / redux / activemask / elect / bar.warp.sync
+  Yield,         // mbarrier waits that found their phase incomplete: go on after the others ran
   WarpMatrix,    // mma / wmma.mma / ldmatrix: the executor computes every lane's result
                  // (run_matrix_op) from the lanes' published `fragments` and the op word
                  // in `exchange`, then the lanes read theirs from `fragments`
@@ -145,6 +146,17 @@ int32_t mimic_vprintf(const char* format, const void* args);
 void mimic_assert_fail(const BlockState* block, uint32_t t, const char* message, const char* file, uint32_t line,
                        const char* function);
 void* mimic_device_malloc(uint64_t bytes);
+// mbarrier objects (8 bytes in shared or global memory; Mimic's layout: pending arrivals,
+// expected arrivals, pending transaction bytes, phase). arrive returns the state token
+// (the phase the arrival belongs to); tx adds `delta` to the pending transaction bytes
+// (expect_tx +, complete_tx -); phase is the current phase's parity.
+void mimic_mbarrier_init(void* bar, uint32_t count);
+// %clock64 (the time-stamp counter) and %globaltimer (nanoseconds of the wall clock).
+uint64_t mimic_clock64();
+uint64_t mimic_globaltimer();
+uint64_t mimic_mbarrier_arrive(void* bar, uint32_t count, uint32_t drop);
+void mimic_mbarrier_tx(void* bar, int32_t delta);
+uint32_t mimic_mbarrier_phase(const void* bar);
 // MIMIC_CHECK=memory: 0 when [p, p + bytes) may be accessed by thread t, otherwise 1
 // (after reporting the first bad access of the launch). flags: 1 a store, 2 .shared.
 uint32_t mimic_check_access(const BlockState* block, uint32_t t, const void* p, uint64_t bytes, uint32_t line,

@@ -118,6 +118,19 @@ Value* FunctionLowering::convert(Value* v, Type* to, bool sign_extend) {
 
 Value* FunctionLowering::special_register(const ptx::Operand& op) {
   std::string_view n = op.name_view();
+  // Clocks: the host's time-stamp counter and wall clock (nanoseconds).
+  if (n == "%clock" || n == "%clock64" || n == "%clock_hi") {
+    Value* c = b_.CreateCall(lowering_.helper("mimic_clock64", b_.getInt64Ty(), {}), {});
+    return n == "%clock_hi" ? b_.CreateTrunc(b_.CreateLShr(c, 32), b_.getInt32Ty())
+           : n == "%clock"  ? b_.CreateTrunc(c, b_.getInt32Ty())
+                            : c;
+  }
+  if (n == "%globaltimer" || n == "%globaltimer_lo" || n == "%globaltimer_hi") {
+    Value* g = b_.CreateCall(lowering_.helper("mimic_globaltimer", b_.getInt64Ty(), {}), {});
+    return n == "%globaltimer_hi" ? b_.CreateTrunc(b_.CreateLShr(g, 32), b_.getInt32Ty())
+           : n == "%globaltimer_lo" ? b_.CreateTrunc(g, b_.getInt32Ty())
+                                    : g;
+  }
   auto xyz = [&](SpecialRegister x) {
     int c = op.component == ptx::Component::Y ? 1 : op.component == ptx::Component::Z ? 2 : 0;
     return int(x) + c;

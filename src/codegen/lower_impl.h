@@ -156,6 +156,7 @@ private:
   // lower_sync.cpp: barriers and warp operations
   void lower_barrier(const ptx::Instruction& ins);
   void lower_warp(const ptx::Instruction& ins);
+  void lower_mbarrier(const ptx::Instruction& ins);
   // ---- arithmetic families (lower_int.cpp, lower_float.cpp, lower_half.cpp,
   // lower_cvt.cpp; shared sequences in lower_arith.h)
   bool lower_arithmetic(const ptx::Instruction& ins); // false: not an arithmetic instruction

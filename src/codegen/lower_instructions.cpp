@@ -94,6 +94,12 @@ void FunctionLowering::lower_instruction(const ptx::Instruction& ins) {
     return lower_call(ins);
   case Opcode::Cp:
     return lower_cp_async(ins);
+  case Opcode::Mbarrier:
+    return lower_mbarrier(ins);
+  case Opcode::Nanosleep:
+    // A thread that sleeps is waiting for others (a spin loop): let them run first.
+    split(SplitKind::Yield);
+    return;
   case Opcode::Mma:
   case Opcode::Wmma:
   case Opcode::Ldmatrix:
@@ -327,8 +333,20 @@ namespace mimic::codegen {
 // have nothing left to wait for. Bytes past src-size (or all of them when the ignore-src
 // predicate is true) are zero.
 void FunctionLowering::lower_cp_async(const ptx::Instruction& ins) {
-  if (!has(ins, Modifier::Async) || has(ins, Modifier::Bulk) || has(ins, Modifier::Mbarrier))
+  if (!has(ins, Modifier::Async) || has(ins, Modifier::Bulk))
     unsupported(ins, "this form of cp is not supported yet (only cp.async to shared memory)");
+  if (has(ins, Modifier::Mbarrier)) {
+    // cp.async.mbarrier.arrive{.noinc}: the arrive-on happens when the copies before it are
+    // done, which they are. Without .noinc the pending count is raised first, so the two
+    // cancel; with it, the arrival counts.
+    if (has(ins, Modifier::Noinc)) {
+      Modifier space = has(ins, Modifier::Shared) || has(ins, Modifier::SharedCta) ? Modifier::Shared : Modifier::None;
+      Value* bar = address(ins, ins.operands[0], space);
+      Function* f = lowering_.helper("mimic_mbarrier_arrive", b_.getInt64Ty(), {b_.getPtrTy(), b_.getInt32Ty(), b_.getInt32Ty()});
+      b_.CreateCall(f, {bar, b_.getInt32(1), b_.getInt32(0)});
+    }
+    return;
+  }
   if (has(ins, Modifier::CommitGroup) || has(ins, Modifier::WaitGroup) || has(ins, Modifier::WaitAll)) {
     b_.CreateFence(AtomicOrdering::AcquireRelease, SyncScope::SingleThread);
     return;

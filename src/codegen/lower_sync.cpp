@@ -189,4 +189,84 @@ void FunctionLowering::lower_warp(const ptx::Instruction& ins) {
   }
 }
 
+// mbarrier: the object's arithmetic is in the backend's helpers; a wait whose phase has not
+// completed yields (a split point the executor resumes after running the others), so the
+// threads that will arrive get to run. try_wait waits; test_wait answers at once.
+void FunctionLowering::lower_mbarrier(const ptx::Instruction& ins) {
+  Type* i32 = b_.getInt32Ty();
+  Type* i64 = b_.getInt64Ty();
+  Type* ptr = b_.getPtrTy();
+  if (ins.has(Modifier::SharedCluster))
+    unsupported(ins, "mbarrier on distributed shared memory (.shared::cluster) is not supported yet");
+  Modifier space = ins.has(Modifier::Shared) || ins.has(Modifier::SharedCta) ? Modifier::Shared : Modifier::None;
+  auto operand_u32 = [&](size_t i) { return value(ins, ins.operands[i], i32, false); };
+  if (ins.has(Modifier::Init)) {
+    Value* bar = address(ins, ins.operands[0], space);
+    b_.CreateCall(lowering_.helper("mimic_mbarrier_init", b_.getVoidTy(), {ptr, i32}), {bar, operand_u32(1)});
+    return;
+  }
+  if (ins.has(Modifier::Inval)) {
+    b_.CreateStore(b_.getInt64(0), address(ins, ins.operands[0], space));
+    return;
+  }
+  if (ins.has(Modifier::PendingCount))
+    unsupported(ins, "mbarrier.pending_count is not supported yet");
+  Function* tx = lowering_.helper("mimic_mbarrier_tx", b_.getVoidTy(), {ptr, i32});
+  if ((ins.has(Modifier::ExpectTx) || ins.has(Modifier::CompleteTx)) && !ins.has(Modifier::Arrive) &&
+      !ins.has(Modifier::ArriveDrop)) {
+    Value* bar = address(ins, ins.operands[0], space);
+    Value* bytes = operand_u32(1);
+    b_.CreateCall(tx, {bar, ins.has(Modifier::CompleteTx) ? b_.CreateNeg(bytes) : bytes});
+    return;
+  }
+  if (ins.has(Modifier::Arrive) || ins.has(Modifier::ArriveDrop)) {
+    // mbarrier.arrive{_drop}{.expect_tx}... state, [addr]{, count | txCount}
+    Value* bar = address(ins, ins.operands[1], space);
+    Value* count = b_.getInt32(1);
+    if (ins.has(Modifier::ExpectTx))
+      b_.CreateCall(tx, {bar, operand_u32(2)});
+    else if (ins.num_operands > 2)
+      count = operand_u32(2);
+    Function* arrive = lowering_.helper("mimic_mbarrier_arrive", i64, {ptr, i32, i32});
+    Value* state = b_.CreateCall(arrive, {bar, count, b_.getInt32(ins.has(Modifier::ArriveDrop) ? 1 : 0)});
+    store(ins, ins.operands[0], state, false);
+    return;
+  }
+  if (ins.has(Modifier::TestWait) || ins.has(Modifier::TryWait)) {
+    // {test,try}_wait{.parity} waitComplete, [addr], state | phaseParity
+    Function* phase_of = lowering_.helper("mimic_mbarrier_phase", i32, {ptr});
+    bool parity = ins.has(Modifier::Parity);
+    auto complete = [&]() {
+      Value* bar = address(ins, ins.operands[1], space);
+      Value* waited = parity ? b_.CreateAnd(operand_u32(2), b_.getInt32(1))
+                             : b_.CreateTrunc(b_.CreateAnd(value(ins, ins.operands[2], i64, false), b_.getInt64(1)), i32);
+      return b_.CreateICmpNE(b_.CreateCall(phase_of, {bar}), waited);
+    };
+    BasicBlock* check = BasicBlock::Create(ctx(), "mbarrier_check", fn_);
+    BasicBlock* wait = BasicBlock::Create(ctx(), "mbarrier_wait", fn_);
+    BasicBlock* done = BasicBlock::Create(ctx(), "mbarrier_done", fn_);
+    b_.CreateBr(check);
+    b_.SetInsertPoint(check);
+    b_.CreateCondBr(complete(), done, wait);
+    b_.SetInsertPoint(wait);
+    split(SplitKind::Yield);
+    if (ins.has(Modifier::TryWait)) {
+      b_.CreateBr(check); // try_wait: wait until the phase completes
+    } else {
+      store(ins, ins.operands[0], b_.getFalse(), false); // test_wait: not yet
+      BasicBlock* after = BasicBlock::Create(ctx(), "mbarrier_after", fn_);
+      b_.CreateBr(after);
+      b_.SetInsertPoint(done);
+      store(ins, ins.operands[0], b_.getTrue(), false);
+      b_.CreateBr(after);
+      b_.SetInsertPoint(after);
+      return;
+    }
+    b_.SetInsertPoint(done);
+    store(ins, ins.operands[0], b_.getTrue(), false);
+    return;
+  }
+  unsupported(ins, "this form of mbarrier is not supported yet");
+}
+
 } // namespace mimic::codegen

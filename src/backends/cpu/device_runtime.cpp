@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <map>
 #include <mutex>
 #include <string>
@@ -149,6 +150,84 @@ extern "C" void mimic_assert_fail(const BlockState* block, uint32_t t, const cha
                file ? file : "?", line, function ? function : "?", block->sreg[size_t(R::CtaidX)],
                block->sreg[size_t(R::CtaidY)], block->sreg[size_t(R::CtaidZ)], t % nx, (t / nx) % ny, t / (nx * ny),
                message ? message : "?");
+}
+
+namespace {
+
+// An mbarrier object: pending arrivals (20 bits), expected arrivals (20), pending
+// transaction bytes (signed, 23), phase parity (1). A block's threads run on one host
+// thread, but an mbarrier in global memory may be shared: updates are atomic.
+struct Mbarrier {
+  uint32_t pending, expected;
+  int32_t tx;
+  uint32_t phase;
+  static Mbarrier unpack(uint64_t w) {
+    Mbarrier m;
+    m.pending = uint32_t(w & 0xfffff);
+    m.expected = uint32_t((w >> 20) & 0xfffff);
+    m.tx = int32_t(uint32_t((w >> 40) & 0x7fffff) << 9) >> 9;
+    m.phase = uint32_t(w >> 63);
+    return m;
+  }
+  uint64_t pack() const {
+    return uint64_t(pending & 0xfffff) | uint64_t(expected & 0xfffff) << 20 | uint64_t(uint32_t(tx) & 0x7fffff) << 40 |
+           uint64_t(phase & 1) << 63;
+  }
+  void complete_if_done() {
+    if (pending == 0 && tx <= 0) {
+      phase ^= 1;
+      pending = expected;
+      tx = 0;
+    }
+  }
+};
+
+template <typename F> uint64_t update(void* bar, F&& change) {
+  auto* word = static_cast<uint64_t*>(bar);
+  uint64_t old = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+  for (;;) {
+    Mbarrier m = Mbarrier::unpack(old);
+    change(m);
+    if (__atomic_compare_exchange_n(word, &old, m.pack(), false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      return old;
+  }
+}
+
+} // namespace
+
+extern "C" uint64_t mimic_clock64() { return __builtin_ia32_rdtsc(); }
+
+extern "C" uint64_t mimic_globaltimer() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+extern "C" void mimic_mbarrier_init(void* bar, uint32_t count) {
+  Mbarrier m{count, count, 0, 0};
+  __atomic_store_n(static_cast<uint64_t*>(bar), m.pack(), __ATOMIC_RELEASE);
+}
+
+extern "C" uint64_t mimic_mbarrier_arrive(void* bar, uint32_t count, uint32_t drop) {
+  uint64_t old = update(bar, [&](Mbarrier& m) {
+    m.pending = m.pending > count ? m.pending - count : 0;
+    if (drop)
+      m.expected = m.expected > count ? m.expected - count : 0;
+    m.complete_if_done();
+  });
+  return Mbarrier::unpack(old).phase; // the token: the phase this arrival belongs to
+}
+
+extern "C" void mimic_mbarrier_tx(void* bar, int32_t delta) {
+  update(bar, [&](Mbarrier& m) {
+    m.tx += delta;
+    if (delta < 0)
+      m.complete_if_done();
+  });
+}
+
+extern "C" uint32_t mimic_mbarrier_phase(const void* bar) {
+  return Mbarrier::unpack(__atomic_load_n(static_cast<const uint64_t*>(bar), __ATOMIC_ACQUIRE)).phase;
 }
 
 namespace {

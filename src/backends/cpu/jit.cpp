@@ -190,6 +190,12 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
   helper("mimic_wmma_load", &codegen::mimic_wmma_load);
   helper("mimic_wmma_store", &codegen::mimic_wmma_store);
   helper("mimic_check_access", &codegen::mimic_check_access);
+  helper("mimic_mbarrier_init", &codegen::mimic_mbarrier_init);
+  helper("mimic_clock64", &codegen::mimic_clock64);
+  helper("mimic_globaltimer", &codegen::mimic_globaltimer);
+  helper("mimic_mbarrier_arrive", &codegen::mimic_mbarrier_arrive);
+  helper("mimic_mbarrier_tx", &codegen::mimic_mbarrier_tx);
+  helper("mimic_mbarrier_phase", &codegen::mimic_mbarrier_phase);
   if (!symbols.empty())
     if (llvm::Error e = dylib.define(llvm::orc::absoluteSymbols(std::move(symbols))))
       return Error("binding globals: " + llvm::toString(std::move(e)), CUDA_ERROR_UNKNOWN);
@@ -300,7 +306,7 @@ struct Scratch {
   std::vector<uint8_t> status;
 };
 
-enum : uint8_t { Runnable, Waiting, Done };
+enum : uint8_t { Runnable, Waiting, Yielded, Done };
 
 // Runs one block to completion; returns CUDA_SUCCESS or the error a trap gives.
 CUresult run_block(const CompiledKernel& k, const void* args, BlockState& bs, Scratch& s) {
@@ -323,6 +329,8 @@ CUresult run_block(const CompiledKernel& k, const void* args, BlockState& bs, Sc
   std::fill_n(s.status.begin(), n, uint8_t(Runnable));
   uint32_t arrivals[256] = {};
   uint32_t done = 0;
+  constexpr uint32_t kMaxIdleRounds = 1u << 20;
+  uint32_t idle_rounds = 0;
   for (;;) {
     // Every runnable thread goes on to its next stop, in runs that resume at the same point.
     bool again = false;
@@ -347,6 +355,8 @@ CUresult run_block(const CompiledKernel& k, const void* args, BlockState& bs, Sc
           if (k.splits[stop - 1] == codegen::SplitKind::Arrive) {
             ++arrivals[s.barrier[i] & 0xff];
             again = true; // goes on at once
+          } else if (k.splits[stop - 1] == codegen::SplitKind::Yield) {
+            s.status[i] = Yielded; // goes on once the others have had their turn
           } else {
             s.status[i] = Waiting;
           }
@@ -417,6 +427,25 @@ CUresult run_block(const CompiledKernel& k, const void* args, BlockState& bs, Sc
         any = true;
       }
     }
+    // Threads waiting on an mbarrier try again once the others have run; when nothing
+    // else moves for a long time, the phase they wait for will never complete.
+    uint32_t yielded = 0;
+    for (uint32_t t = 0; t < n; ++t)
+      if (s.status[t] == Yielded) {
+        s.status[t] = Runnable;
+        ++yielded;
+      }
+    if (yielded && !any) {
+      if (++idle_rounds > kMaxIdleRounds) {
+        warn_once("mbarrier-deadlock:" + k.name, "kernel '" + k.name +
+                                                     "': threads wait for an mbarrier phase that never completes "
+                                                     "(a hang on a GPU); the launch fails");
+        return CUDA_ERROR_LAUNCH_FAILED;
+      }
+      continue;
+    }
+    if (yielded)
+      idle_rounds = 0;
     if (!any && release_warps(true))
       continue;
     if (!any) {
