@@ -36,8 +36,9 @@ constexpr uint32_t kThreadExited = 0xffffffffu;
 constexpr uint32_t kThreadTrapped = 0xfffffffeu;  // `trap`, a stack overflow
 constexpr uint32_t kThreadAsserted = 0xfffffffdu; // a failed device-side assert
 constexpr uint32_t kThreadFaulted = 0xfffffffcu;  // MIMIC_CHECK=memory found a bad access
-// next[t] values from kThreadFaulted up end the thread; below are split points.
-constexpr uint32_t kThreadStopped = kThreadFaulted;
+constexpr uint32_t kThreadMisaligned = 0xfffffffbu; // MIMIC_CHECK=memory: a misaligned access
+// next[t] values from kThreadMisaligned up end the thread; below are split points.
+constexpr uint32_t kThreadStopped = kThreadMisaligned;
 
 // What a split point waits for.
 enum class SplitKind : uint8_t {
@@ -157,8 +158,9 @@ uint64_t mimic_globaltimer();
 uint64_t mimic_mbarrier_arrive(void* bar, uint32_t count, uint32_t drop);
 void mimic_mbarrier_tx(void* bar, int32_t delta);
 uint32_t mimic_mbarrier_phase(const void* bar);
-// MIMIC_CHECK=memory: 0 when [p, p + bytes) may be accessed by thread t, otherwise 1
-// (after reporting the first bad access of the launch). flags: 1 a store, 2 .shared.
+// MIMIC_CHECK=memory: 0 when [p, p + bytes) may be accessed by thread t, 1 when it is
+// outside memory the thread may touch, 2 when it is not aligned to its size (reporting the
+// first bad access of the launch). flags: 1 a store, 2 .shared.
 uint32_t mimic_check_access(const BlockState* block, uint32_t t, const void* p, uint64_t bytes, uint32_t line,
                             uint32_t flags);
 void mimic_device_free(void* pointer);

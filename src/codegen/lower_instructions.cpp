@@ -392,6 +392,12 @@ void FunctionLowering::check_access(const ptx::Instruction& ins, Value* p, uint6
   BasicBlock* ok = BasicBlock::Create(ctx(), "access", fn_);
   b_.CreateCondBr(b_.CreateICmpNE(bad, b_.getInt32(0)), fault, ok);
   b_.SetInsertPoint(fault);
+  BasicBlock* misaligned = BasicBlock::Create(ctx(), "misaligned_access", fn_);
+  BasicBlock* outside = BasicBlock::Create(ctx(), "outside_access", fn_);
+  b_.CreateCondBr(b_.CreateICmpEQ(bad, b_.getInt32(2)), misaligned, outside);
+  b_.SetInsertPoint(misaligned);
+  stop_thread(kThreadMisaligned);
+  b_.SetInsertPoint(outside);
   stop_thread(kThreadFaulted);
   b_.SetInsertPoint(ok);
 }

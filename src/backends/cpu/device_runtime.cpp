@@ -268,6 +268,16 @@ extern "C" uint32_t mimic_check_access(const BlockState* block, uint32_t t, cons
   const bool is_store = flags & 1, shared_space = flags & 2;
   const auto* check = static_cast<const cpu::LaunchCheck*>(block->check);
   const uint8_t* a = static_cast<const uint8_t*>(p);
+  // Accesses are aligned to their size on a GPU (vectors to the whole vector).
+  if (bytes && (bytes & (bytes - 1)) == 0 && (reinterpret_cast<uintptr_t>(p) & (bytes - 1))) {
+    if (check && !const_cast<cpu::LaunchCheck*>(check)->reported.exchange(true)) {
+      char text[384];
+      std::snprintf(text, sizeof text, "MIMIC_CHECK: kernel '%s', PTX line %u: misaligned %s of %llu bytes at %p",
+                    check->kernel, line, (flags & 1) ? "write" : "read", (unsigned long long)bytes, p);
+      log_error(text);
+    }
+    return 2;
+  }
   auto inside = [&](const uint8_t* base, uint64_t size) { return a >= base && a + bytes <= base + size; };
   if (inside(block->shared, block->shared_bytes))
     return 0;

@@ -314,9 +314,10 @@ CUresult run_block(const CompiledKernel& k, const void* args, BlockState& bs, Sc
   // Calls read next[t] to see whether their callee ended the thread.
   std::fill_n(s.next.begin(), n, 0u);
   auto ended = [](uint32_t stop) {
-    return stop == codegen::kThreadTrapped  ? CUDA_ERROR_LAUNCH_FAILED
-           : stop == codegen::kThreadFaulted ? CUDA_ERROR_ILLEGAL_ADDRESS
-                                             : CUDA_ERROR_ASSERT;
+    return stop == codegen::kThreadTrapped     ? CUDA_ERROR_LAUNCH_FAILED
+           : stop == codegen::kThreadFaulted    ? CUDA_ERROR_ILLEGAL_ADDRESS
+           : stop == codegen::kThreadMisaligned ? CUDA_ERROR_MISALIGNED_ADDRESS
+                                                : CUDA_ERROR_ASSERT;
   };
   if (k.splits.empty()) {
     k.entry(args, &bs, 0, n, codegen::kResumeStart);
@@ -598,6 +599,7 @@ CUresult launch_on_cpu(runtime::CompiledProgram& compiled, size_t kernel, const 
             error = r;
             fault = r == CUDA_ERROR_ASSERT            ? "kernel '" + k.name + "' failed a device-side assertion"
                     : r == CUDA_ERROR_ILLEGAL_ADDRESS ? "kernel '" + k.name + "' made an invalid memory access"
+                    : r == CUDA_ERROR_MISALIGNED_ADDRESS ? "kernel '" + k.name + "' made a misaligned memory access"
                                                       : "kernel '" + k.name + "' executed a trap instruction";
           }
           failed = true;
