@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The main job, end to end on a fresh machine: install dependencies, build Mimic, build a
 # real CUDA program with nvcc, and show what Mimic makes of it.
-# The code generator is in its first stage (issue 4): kernels it cannot translate yet fail
-# at load with the kernel's name and the PTX line.
+# Kernels Mimic cannot translate fail at load with the kernel's name and the PTX line;
+# `mimic info --compile` says so ahead of time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
@@ -14,5 +14,11 @@ nvcc=${CUDA_HOME:-/usr/local/cuda}/bin/nvcc
 build/bin/mimic info build/vector_add
 build/bin/mimic info --check build/vector_add
 build/bin/mimic run -- build/vector_add
+build/bin/mimic info --compile build/vector_add | tail -n 1
 "$nvcc" -o build/memory_streams tests/cuda/memory_streams.cu
 build/bin/mimic run -- build/memory_streams
+# Shared memory, barriers, warp shuffles and atomics; tensor-core wmma.
+"$nvcc" -o build/reduce_warp tests/cuda/reduce_warp.cu
+build/bin/mimic run -- build/reduce_warp
+"$nvcc" -o build/wmma_gemm tests/cuda/wmma_gemm.cu
+build/bin/mimic run -- build/wmma_gemm
