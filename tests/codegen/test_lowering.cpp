@@ -1,0 +1,195 @@
+// The shape of the lowering, one small test per feature: split points and their kinds,
+// what is kept across them, shared-memory layout, call stacks, and the errors that name
+// what cannot be translated. Behaviour is tested by tests/ptx and tests/cuda.
+#include <gtest/gtest.h>
+
+#include <llvm/IR/Module.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "codegen/lower.h"
+#include "runtime/program.h"
+
+namespace mimic {
+namespace {
+
+const char* kHeader = ".version 8.0\n.target sm_80\n.address_size 64\n";
+
+std::shared_ptr<runtime::Program> program(const std::string& body) {
+  auto p = runtime::load_program_from_ptx(kHeader + body, "test.ptx");
+  EXPECT_TRUE(p) << (p ? "" : p.error().message());
+  return p ? p.value() : nullptr;
+}
+
+codegen::LoweredProgram lowered(const runtime::Program& p) {
+  auto l = codegen::lower(p);
+  EXPECT_TRUE(l) << (l ? "" : l.error().message());
+  return l ? std::move(l.value()) : codegen::LoweredProgram{};
+}
+
+std::string error_of(const runtime::Program& p) {
+  auto l = codegen::lower(p);
+  return l ? std::string() : l.error().message();
+}
+
+TEST(Lowering, BarrierIsASplitPointAndKeepsLiveRegisters) {
+  auto p = program(R"(
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<3>;
+  .shared .align 4 .b8 buf[512];
+  mov.u32 %r1, %tid.x;
+  shl.b32 %r2, %r1, 2;
+  mov.u32 %r3, buf;
+  add.u32 %r3, %r3, %r2;
+  st.shared.u32 [%r3], %r1;
+  bar.sync 0;
+  ld.shared.u32 %r1, [%r3];
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r2, 1;
+  add.u64 %rd1, %rd1, %rd2;
+  st.global.u32 [%rd1], %r1;
+  ret;
+})");
+  ASSERT_TRUE(p);
+  auto l = lowered(*p);
+  ASSERT_EQ(l.kernels.size(), 1u);
+  ASSERT_EQ(l.kernels[0].splits.size(), 1u);
+  EXPECT_EQ(l.kernels[0].splits[0], codegen::SplitKind::Barrier);
+  // %r2 and %r3 are read after the barrier; %r1 is written again first.
+  EXPECT_EQ(l.kernels[0].spill_slots, 2u);
+  EXPECT_EQ(p->kernels[0].static_shared_bytes, 512u);
+}
+
+TEST(Lowering, NothingLiveAcrossABarrierNeedsNoSpill) {
+  auto p = program(R"(
+.visible .entry k() {
+  .reg .b32 %r<2>;
+  mov.u32 %r1, %tid.x;
+  bar.sync 0;
+  mov.u32 %r1, 7;
+  ret;
+})");
+  ASSERT_TRUE(p);
+  auto l = lowered(*p);
+  EXPECT_EQ(l.kernels[0].spill_slots, 0u);
+}
+
+TEST(Lowering, WarpMatrixAndWaitSplitKinds) {
+  auto p = program(R"(
+.visible .entry k(.param .u64 out) {
+  .reg .pred %p<2>;
+  .reg .b32 %r<20>;
+  .reg .f32 %f<10>;
+  .reg .b64 %rd<3>;
+  .shared .align 8 .b64 bar;
+  mov.u32 %r1, %laneid;
+  shfl.sync.bfly.b32 %r2, %r1, 1, 31, -1;
+  vote.sync.ballot.b32 %r3, %p1, -1;
+  mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r4, %r5, %r6, %r7}, {%r8, %r9}, {%f5, %f6, %f7, %f8};
+  mbarrier.init.shared.b64 [bar], 32;
+  mbarrier.arrive.shared.b64 %rd1, [bar];
+  mbarrier.try_wait.shared.b64 %p1, [bar], %rd1;
+  ret;
+})");
+  ASSERT_TRUE(p);
+  auto l = lowered(*p);
+  using K = codegen::SplitKind;
+  std::vector<K> want = {K::Warp, K::Warp, K::WarpMatrix, K::Yield};
+  EXPECT_EQ(l.kernels[0].splits, want);
+}
+
+TEST(Lowering, SharedLayoutCoversModuleVariablesAndDynamicSharedMemory) {
+  auto p = program(R"(
+.shared .align 4 .b8 unused[1024];
+.shared .align 8 .b8 table[24];
+.extern .shared .align 16 .b8 dynamic[];
+.visible .entry k() {
+  .reg .b32 %r<3>;
+  .shared .align 2 .b8 own[6];
+  mov.u32 %r1, table;
+  mov.u32 %r2, dynamic;
+  st.shared.u16 [own], 1;
+  ret;
+})");
+  ASSERT_TRUE(p);
+  const auto& k = p->kernels[0];
+  ASSERT_NE(k.shared_var("table"), nullptr);
+  EXPECT_EQ(k.shared_var("unused"), nullptr); // not reached: not in this kernel's window
+  EXPECT_EQ(k.shared_var("table")->offset, 0u);
+  EXPECT_EQ(k.shared_var("own")->offset, 24u);
+  EXPECT_EQ(k.static_shared_bytes, 30u);
+  EXPECT_EQ(k.dynamic_shared_offset, 32u);
+  EXPECT_EQ(k.shared_var("dynamic")->offset, 32u);
+}
+
+TEST(Lowering, RecursionGetsAStack) {
+  auto p = program(R"(
+.func (.param .b32 r) f(.param .b32 n) {
+  .local .align 4 .b8 frame[64];
+  .reg .b32 %r<3>;
+  .reg .pred %p<2>;
+  ld.param.b32 %r1, [n];
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 bra $done;
+  sub.u32 %r2, %r1, 1;
+  {
+    .param .b32 a;
+    .param .b32 b;
+    st.param.b32 [a], %r2;
+    call.uni (b), f, (a);
+    ld.param.b32 %r2, [b];
+  }
+  add.u32 %r1, %r1, %r2;
+$done:
+  st.param.b32 [r], %r1;
+  ret;
+}
+.visible .entry k() {
+  .reg .b32 %r<2>;
+  {
+    .param .b32 a;
+    .param .b32 b;
+    st.param.b32 [a], 5;
+    call.uni (b), f, (a);
+    ld.param.b32 %r1, [b];
+  }
+  ret;
+})");
+  ASSERT_TRUE(p);
+  auto l = lowered(*p);
+  EXPECT_GE(l.kernels[0].local_bytes, 64u + 32 * 1024);
+}
+
+TEST(Lowering, BarrierInACalledFunctionIsRefusedByName) {
+  auto p = program(R"(
+.func g() {
+  bar.sync 0;
+  ret;
+}
+.visible .entry k() {
+  call.uni g, ();
+  ret;
+})");
+  ASSERT_TRUE(p);
+  std::string e = error_of(*p);
+  EXPECT_NE(e.find("kernel 'k'"), std::string::npos) << e;
+  EXPECT_NE(e.find("function 'g'"), std::string::npos) << e;
+}
+
+TEST(Lowering, UntranslatableInstructionNamesKernelAndLine) {
+  auto p = program(R"(
+.visible .entry k(.param .u64 t) {
+  .reg .b64 %rd<2>;
+  .reg .f32 %f<5>;
+  ld.param.u64 %rd1, [t];
+  tex.cube.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2, %f3, %f4}];
+  ret;
+})");
+  ASSERT_TRUE(p);
+  std::string e = error_of(*p);
+  EXPECT_NE(e.find("kernel 'k'"), std::string::npos) << e;
+  EXPECT_NE(e.find("line 9"), std::string::npos) << e;
+}
+
+} // namespace
+} // namespace mimic
