@@ -369,6 +369,32 @@ CUresult run_block(const CompiledKernel& k, const void* args, BlockState& bs, Sc
       continue;
     if (done == n)
       return CUDA_SUCCESS;
+    // The common case first: every thread that has not exited waits at the same full
+    // barrier (bar.sync 0 / __syncthreads) and nothing else is pending: all go on.
+    {
+      uint32_t point = 0, word = 0;
+      bool uniform = true;
+      for (uint32_t t = 0; t < n && uniform; ++t) {
+        if (s.status[t] == Done)
+          continue;
+        if (s.status[t] != Waiting) {
+          uniform = false;
+          break;
+        }
+        if (!point) {
+          point = s.resume[t];
+          word = s.barrier[t];
+        }
+        uniform = s.resume[t] == point && s.barrier[t] == word;
+      }
+      if (uniform && point && k.splits[point - 1] == codegen::SplitKind::Barrier && (word >> 8) == 0 &&
+          arrivals[word & 0xff] == 0) {
+        for (uint32_t t = 0; t < n; ++t)
+          if (s.status[t] == Waiting)
+            s.status[t] = Runnable;
+        continue;
+      }
+    }
     // Warps: lanes waiting at the same warp operation go on together, once every lane
     // of their member masks that has not exited is there. When no warp and no barrier can
     // go on (a member mask naming lanes that never come), the groups go on as they are.
