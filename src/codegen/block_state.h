@@ -28,7 +28,11 @@ enum class SpecialRegister : int {
   LanemaskGt, DynamicSmemSize, TotalSmemSize,
   // %envreg0..3: %envreg1:%envreg2 is the address of the grid's workspace, where
   // cooperative groups' grid.sync() counts arrivals (zeroed for each launch).
-  EnvReg0, EnvReg1, EnvReg2, EnvReg3, Count_
+  EnvReg0, EnvReg1, EnvReg2, EnvReg3,
+  // %reserved_smem_offset_begin/_end/_cap/_0/_1: the block's reserved shared memory
+  // (kReservedSharedBytes after the user's static and dynamic shared memory); cooperative
+  // groups keeps its scratch at _1.
+  ReservedSmemBegin, ReservedSmemEnd, ReservedSmemCap, ReservedSmem0, ReservedSmem1, Count_
 };
 
 constexpr uint32_t kResumeStart = 0;
@@ -115,10 +119,11 @@ struct MatrixOp {
 // For BarrierReduce: which reduction, in block->barrier[t] bits 24..25.
 enum class BarrierReduction : uint32_t { Popc = 0, And = 1, Or = 2 };
 
-static_assert(int(SpecialRegister::Count_) <= 32, "BlockState::sreg holds them");
+static_assert(int(SpecialRegister::Count_) <= 48, "BlockState::sreg holds them");
+constexpr uint32_t kReservedSharedBytes = 1024; // as CUDA reserves per block on sm_80+
 
 struct BlockState {
-  uint32_t sreg[32];        // block-wide special registers, indexed by codegen::SpecialRegister
+  uint32_t sreg[48];        // block-wide special registers, indexed by codegen::SpecialRegister
   uint32_t block_dim[3];    // ntid
   uint32_t nthreads;        // ntid.x * ntid.y * ntid.z
   uint8_t* shared;          // the block's shared window (static, then dynamic)

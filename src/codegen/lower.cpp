@@ -168,6 +168,16 @@ Value* FunctionLowering::special_register(const ptx::Operand& op) {
     which = int(SpecialRegister::DynamicSmemSize);
   else if (n == "%total_smem_size")
     which = int(SpecialRegister::TotalSmemSize);
+  else if (n == "%reserved_smem_offset_begin")
+    which = int(SpecialRegister::ReservedSmemBegin);
+  else if (n == "%reserved_smem_offset_end")
+    which = int(SpecialRegister::ReservedSmemEnd);
+  else if (n == "%reserved_smem_offset_cap")
+    which = int(SpecialRegister::ReservedSmemCap);
+  else if (n == "%reserved_smem_offset_0")
+    which = int(SpecialRegister::ReservedSmem0);
+  else if (n == "%reserved_smem_offset_1")
+    which = int(SpecialRegister::ReservedSmem1);
   else if (n.size() == 8 && n.substr(0, 7) == "%envreg" && n[7] >= '0' && n[7] <= '3') {
     which = int(SpecialRegister::EnvReg0) + (n[7] - '0');
     lowering_.facts[fn_].grid_sync = true;
@@ -676,15 +686,19 @@ void FunctionLowering::run_function() {
 
 // `ret` in a .func: .reg return values go to their storage.
 void FunctionLowering::return_from_function() {
-  for (size_t i = 0; i < f_.returns.size(); ++i) {
-    const ptx::VarDecl& r = f_.returns[i];
+  const ptx::Function& f = inline_stack_.empty() ? f_ : *inline_stack_.back().callee;
+  for (size_t i = 0; i < f.returns.size(); ++i) {
+    const ptx::VarDecl& r = f.returns[i];
     if (r.space != ptx::Modifier::Reg)
       continue;
     Register* reg_ = reg(r.name);
     Value* at = b_.CreateLoad(b_.getPtrTy(), b_.CreateConstGEP1_64(b_.getPtrTy(), retv_, i));
     b_.CreateStore(b_.CreateLoad(reg_->type, reg_->storage), at);
   }
-  b_.CreateRetVoid();
+  if (!inline_stack_.empty())
+    b_.CreateBr(inline_stack_.back().exit);
+  else
+    b_.CreateRetVoid();
 }
 
 // ---------------------------------------------------------------- module
@@ -780,6 +794,57 @@ Function* ModuleLowering::callee(const ptx::Function& f, const runtime::KernelIn
     throw LoweringError{message};
   }
   return fn;
+}
+
+bool ModuleLowering::has_split_points(const ptx::Function& f) {
+  if (auto it = split_functions_.find(&f); it != split_functions_.end())
+    return it->second;
+  split_functions_[&f] = false; // recursion: decided by the rest of the body
+  bool found = false;
+  std::function<void(const ptx::Block&)> walk = [&](const ptx::Block& b) {
+    for (const ptx::Statement& s : b.statements) {
+      if (found)
+        return;
+      if (s.kind == ptx::StatementKind::Block) {
+        walk(*s.block);
+        continue;
+      }
+      if (s.kind != ptx::StatementKind::Instruction)
+        continue;
+      const ptx::Instruction& ins = *s.instruction;
+      switch (ins.opcode) {
+      case ptx::Opcode::Bar:
+      case ptx::Opcode::Barrier:
+      case ptx::Opcode::Shfl:
+      case ptx::Opcode::Vote:
+      case ptx::Opcode::Match:
+      case ptx::Opcode::Redux:
+      case ptx::Opcode::Activemask:
+      case ptx::Opcode::Elect:
+      case ptx::Opcode::Mma:
+      case ptx::Opcode::Wmma:
+      case ptx::Opcode::Ldmatrix:
+      case ptx::Opcode::Nanosleep:
+        found = true;
+        break;
+      case ptx::Opcode::Mbarrier:
+        found = ins.has(ptx::Modifier::TestWait) || ins.has(ptx::Modifier::TryWait);
+        break;
+      case ptx::Opcode::Call:
+        for (const ptx::Operand& op : ins.ops())
+          if (op.kind == ptx::OperandKind::Name)
+            if (const ptx::Function* g = ptx_function(op.name_view()); g && g->body && has_split_points(*g))
+              found = true;
+        break;
+      default:
+        break;
+      }
+    }
+  };
+  if (f.body)
+    walk(*f.body);
+  split_functions_[&f] = found;
+  return found;
 }
 
 bool ModuleLowering::reaches_grid_sync(Function* f) {

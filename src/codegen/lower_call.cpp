@@ -62,7 +62,10 @@ void FunctionLowering::lower_call(const ptx::Instruction& ins) {
                          "' is an external function that neither the program nor the CUDA device runtime "
                          "(printf, assert, malloc, free) defines");
   }
-  if (decl) {
+  const bool in_place = decl && lowering_.has_split_points(*decl);
+  if (in_place) {
+    // lowered below, where the arguments are
+  } else if (decl) {
     Function* fn = lowering_.callee(*decl, info_, index_);
     facts.callees.push_back(fn);
     callee = fn;
@@ -104,6 +107,12 @@ void FunctionLowering::lower_call(const ptx::Instruction& ins) {
   };
   Value* argv = references(c.args, decl ? decl->params : std::span<const ptx::VarDecl>(), false);
   Value* retv = references(c.rets, decl ? decl->returns : std::span<const ptx::VarDecl>(), true);
+  if (in_place) {
+    inline_call(ins, *decl, argv, retv);
+    for (auto& [operand, tmp] : register_returns)
+      store(ins, *operand, b_.CreateLoad(tmp->getAllocatedType(), tmp), false);
+    return;
+  }
   Value* sp = b_.getInt64((local_bytes_ + 15) / 16 * 16);
   if (local_sp_)
     sp = b_.CreateAdd(local_sp_, sp);
@@ -121,6 +130,72 @@ void FunctionLowering::lower_call(const ptx::Instruction& ins) {
   b_.SetInsertPoint(stopped);
   propagate_stop();
   b_.SetInsertPoint(after);
+}
+
+void FunctionLowering::inline_call(const ptx::Instruction& ins, const ptx::Function& callee, Value* argv,
+                                   Value* retv) {
+  for (const InlineFrame& frame : inline_stack_)
+    if (frame.callee == &callee)
+      unsupported(ins, "'" + std::string(callee.name) +
+                           "' waits for other threads (a barrier or warp operation) and is recursive: it cannot "
+                           "be inlined into the kernel");
+  if (!is_kernel_)
+    throw LoweringError{"function '" + std::string(f_.name) + "' calls '" + std::string(callee.name) +
+                        "', which waits for other threads, and is itself called through a pointer or recursively"};
+  // The callee sees its own registers, labels, parameters and .local variables (placed
+  // after the kernel's, in the thread's frame).
+  auto saved_scopes = std::move(scopes_);
+  auto saved_labels = std::move(labels_);
+  auto saved_tables = std::move(branch_tables_);
+  auto saved_params = std::move(func_params_);
+  auto saved_returns = std::move(func_returns_);
+  auto saved_locals = std::move(locals_);
+  Value* saved_argv = argv_;
+  Value* saved_retv = retv_;
+  scopes_.clear();
+  labels_.clear();
+  branch_tables_.clear();
+  func_params_.clear();
+  func_returns_.clear();
+  locals_.clear();
+  argv_ = argv;
+  retv_ = retv;
+  layout_locals(*callee.body);
+  BasicBlock* exit = BasicBlock::Create(ctx(), "inlined_" + std::string(callee.name) + "_end", fn_);
+  inline_stack_.push_back({&callee, exit});
+  scopes_.emplace_back();
+  for (size_t i = 0; i < callee.params.size(); ++i) {
+    const ptx::VarDecl& p = callee.params[i];
+    if (p.space == ptx::Modifier::Reg) {
+      declare(p);
+      Register* r = reg(p.name);
+      Value* at = b_.CreateLoad(b_.getPtrTy(), b_.CreateConstGEP1_64(b_.getPtrTy(), argv_, i));
+      b_.CreateStore(b_.CreateLoad(r->type, at), r->storage);
+    } else {
+      func_params_[p.name] = i;
+    }
+  }
+  for (size_t i = 0; i < callee.returns.size(); ++i) {
+    const ptx::VarDecl& r = callee.returns[i];
+    if (r.space == ptx::Modifier::Reg)
+      declare(r);
+    else
+      func_returns_[r.name] = i;
+  }
+  collect_labels(*callee.body);
+  lower_block(*callee.body);
+  if (!b_.GetInsertBlock()->getTerminator())
+    return_from_function();
+  inline_stack_.pop_back();
+  scopes_ = std::move(saved_scopes);
+  labels_ = std::move(saved_labels);
+  branch_tables_ = std::move(saved_tables);
+  func_params_ = std::move(saved_params);
+  func_returns_ = std::move(saved_returns);
+  locals_ = std::move(saved_locals);
+  argv_ = saved_argv;
+  retv_ = saved_retv;
+  b_.SetInsertPoint(exit);
 }
 
 bool FunctionLowering::lower_builtin_call(const ptx::Instruction& ins, std::string_view name, const ptx::Operand* rets,

@@ -53,6 +53,10 @@ public:
     bool grid_sync = false;                // reads the grid workspace (%envreg)
   };
   bool reaches_grid_sync(llvm::Function* f);
+  // Whether `f` waits for other threads (a barrier, a warp or matrix operation, an
+  // mbarrier wait), itself or in what it calls: such functions are inlined into kernels.
+  bool has_split_points(const ptx::Function& f);
+  std::map<const ptx::Function*, bool> split_functions_;
   std::map<llvm::Function*, FunctionFacts> facts;
   bool check_memory = false;
 
@@ -147,6 +151,14 @@ private:
   llvm::Value* param_storage(std::string_view name); // a call sequence's .param variable
   void propagate_stop();                             // after a call whose callee stopped the thread
   void return_from_function();
+  // A call to a function with split points, lowered in place (the kernel's thread loop can
+  // only stop in the kernel itself).
+  void inline_call(const ptx::Instruction& ins, const ptx::Function& callee, llvm::Value* argv, llvm::Value* retv);
+  struct InlineFrame {
+    const ptx::Function* callee;
+    llvm::BasicBlock* exit;
+  };
+  std::vector<InlineFrame> inline_stack_;
   // lower_texture.cpp: tex, tld4, suld, sust, txq, suq on texture and surface objects
   void lower_texture(const ptx::Instruction& ins);
   void lower_surface(const ptx::Instruction& ins);

@@ -81,7 +81,7 @@ void FunctionLowering::lower_instruction(const ptx::Instruction& ins) {
     return;
   }
   case Opcode::Ret:
-    if (!is_kernel_) {
+    if (!is_kernel_ || !inline_stack_.empty()) {
       return_from_function();
       return;
     }
@@ -96,6 +96,35 @@ void FunctionLowering::lower_instruction(const ptx::Instruction& ins) {
     return lower_cp_async(ins);
   case Opcode::Mbarrier:
     return lower_mbarrier(ins);
+  case Opcode::Isspacep: {
+    // isspacep.space p, a: whether the generic address a is in that window. Shared: the
+    // block's window; local: the block's thread frames; global: neither of those.
+    if (ins.num_operands != 2)
+      unsupported(ins, "isspacep needs p and a");
+    Value* a = value(ins, ins.operands[1], b_.getInt64Ty(), false);
+    auto within = [&](Value* base, Value* bytes) {
+      Value* lo = b_.CreatePtrToInt(base, b_.getInt64Ty());
+      return b_.CreateAnd(b_.CreateICmpUGE(a, lo), b_.CreateICmpULT(a, b_.CreateAdd(lo, bytes)));
+    };
+    auto in_shared = [&] { return within(shared_base(), block_field(offsetof(BlockState, shared_bytes), b_.getInt64Ty())); };
+    auto in_local = [&] {
+      Value* frames = block_field(offsetof(BlockState, local), b_.getPtrTy());
+      Value* stride = block_field(offsetof(BlockState, local_stride), b_.getInt64Ty());
+      Value* count = b_.CreateZExt(block_field(offsetof(BlockState, nthreads), b_.getInt32Ty()), b_.getInt64Ty());
+      return within(frames, b_.CreateMul(stride, count));
+    };
+    Value* r = nullptr;
+    if (has(ins, Modifier::Shared) || has(ins, Modifier::SharedCta))
+      r = in_shared();
+    else if (has(ins, Modifier::Local))
+      r = in_local();
+    else if (has(ins, Modifier::Global))
+      r = b_.CreateNot(b_.CreateOr(in_shared(), in_local()));
+    else
+      unsupported(ins, "isspacep for this state space is not supported yet");
+    store(ins, ins.operands[0], r, false);
+    return;
+  }
   case Opcode::Nanosleep:
     // A thread that sleeps is waiting for others (a spin loop): let them run first.
     split(SplitKind::Yield);

@@ -1,5 +1,6 @@
 // Bitonic sort: 1024 keys sorted inside one block in shared memory, and 16384 key/value
 // pairs sorted in global memory by one launch per merge step.
+// variants: debug
 #include <algorithm>
 #include <vector>
 

@@ -1,6 +1,7 @@
 // cooperative_groups reductions and scans: cg::reduce with plus, less, greater, bit_and,
 // bit_or and bit_xor over tiles of 32 and 8 threads, cg::inclusive_scan and
 // cg::exclusive_scan over tiles of 16, all compared with host loops.
+// variants: debug
 // nvcc-flags: -arch=sm_80
 #include <algorithm>
 #include <climits>

@@ -1,6 +1,7 @@
 // Cooperative groups: thread_block (sync, ranks, indices), static tiles of 32, 16 and 4
 // threads and a dynamic tile of 8: ranks, meta-group ranks, shfl, shfl_down, shfl_xor,
 // any/all/ballot, and tile.sync between shared-memory writes and reads.
+// variants: debug
 #include <cooperative_groups.h>
 #include <vector>
 

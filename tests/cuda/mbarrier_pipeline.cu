@@ -1,6 +1,7 @@
 // cuda::barrier (mbarrier on sm_80+): arrive_and_wait as a block barrier, split arrive /
 // wait with tokens where each thread does independent work between them, and a
 // producer/consumer hand-off through shared memory in several phases.
+// variants: debug
 // nvcc-flags: -arch=sm_80
 #include <cuda/barrier>
 #include <vector>

@@ -1,6 +1,7 @@
 // Recursive device functions: Fibonacci, mutual recursion, Ackermann, and a recursive
 // quicksort of a per-thread array (recursion over local memory), with the stack size set
 // through cudaDeviceSetLimit.
+// variants: debug
 #include <algorithm>
 #include <vector>
 

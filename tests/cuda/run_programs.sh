@@ -6,6 +6,8 @@
 #   // nvcc-flags: FLAGS     extra nvcc flags, e.g. -arch=sm_80
 #   // variants: all         also build with --default-stream per-thread, -cudart shared and
 #                            -rdc=true (the programs about the runtime API); default only otherwise
+#   // variants: debug       also build with -G (device debug: nothing is inlined, so barriers
+#                            and warp operations sit in called functions)
 #   // expect-output: FILE   its standard output must equal tests/cuda/FILE (device printf)
 #   // mimic-env: VAR=VALUE  run it with this environment setting (e.g. MIMIC_CHECK=memory)
 #   // expect-stderr: TEXT   its standard error must contain TEXT (Mimic's diagnostics)
@@ -25,6 +27,7 @@ variant_flags() {
     ptds) echo "--default-stream per-thread" ;;
     shared) echo "-cudart shared" ;;
     rdc) echo "-rdc=true" ;;
+    debug) echo "-G" ;;
   esac
 }
 
@@ -100,9 +103,10 @@ jobs=()
 for name in "${programs[@]}"; do
   if [ ! -f "$here/$name.cu" ]; then echo "no program $here/$name.cu"; exit 1; fi
   jobs+=("$name default")
-  if [ "$(header "$here/$name.cu" variants)" = all ]; then
-    jobs+=("$name ptds" "$name shared" "$name rdc")
-  fi
+  case "$(header "$here/$name.cu" variants)" in
+    all) jobs+=("$name ptds" "$name shared" "$name rdc") ;;
+    debug) jobs+=("$name debug") ;;
+  esac
 done
 for job in "${jobs[@]}"; do
   read -r name variant <<< "$job"

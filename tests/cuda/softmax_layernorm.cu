@@ -1,6 +1,7 @@
 // Row-wise softmax and layer normalisation, one warp per row, with max/sum/mean/variance
 // reductions done by warp shuffles; compared with double-precision host results within a
 // small tolerance.
+// variants: debug
 #include <cmath>
 #include <vector>
 

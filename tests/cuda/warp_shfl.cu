@@ -2,6 +2,7 @@
 // every width from 32 to 2, source lanes past the width, 32- and 64-bit values, and a
 // shuffle among the lower half-warp only (partial member mask). The host reference
 // follows the PTX ISA's shfl.sync definition (segments, clamps, own value when out of range).
+// variants: debug
 #include <vector>
 
 #include "check.h"

@@ -533,7 +533,9 @@ CUresult launch_on_cpu(runtime::CompiledProgram& compiled, size_t kernel, const 
   check.accessible = shape.accessible;
   check.kernel = k.name.c_str();
   const uint64_t workspace_address = reinterpret_cast<uintptr_t>(workspace.data());
-  const size_t shared_bytes = std::max(k.shared_bytes, k.dynamic_offset + shape.dynamic_shared_bytes);
+  const size_t user_shared = std::max(k.shared_bytes, k.dynamic_offset + shape.dynamic_shared_bytes);
+  const size_t reserved_begin = (user_shared + 15) / 16 * 16;
+  const size_t shared_bytes = reserved_begin + codegen::kReservedSharedBytes;
   const size_t local_stride = (k.local_bytes + 15) / 16 * 16;
   std::atomic<uint64_t> next{0};
   std::atomic<bool> failed{false};
@@ -570,7 +572,12 @@ CUresult launch_on_cpu(runtime::CompiledProgram& compiled, size_t kernel, const 
     set(R::NWarpId, (n + 31) / 32);
     set(R::NSmId, std::max(1u, std::thread::hardware_concurrency()));
     set(R::DynamicSmemSize, uint32_t(shape.dynamic_shared_bytes));
-    set(R::TotalSmemSize, uint32_t(shared_bytes));
+    set(R::TotalSmemSize, uint32_t(user_shared));
+    set(R::ReservedSmemBegin, uint32_t(reserved_begin));
+    set(R::ReservedSmemEnd, uint32_t(shared_bytes));
+    set(R::ReservedSmemCap, uint32_t(shared_bytes));
+    set(R::ReservedSmem0, uint32_t(reserved_begin));
+    set(R::ReservedSmem1, uint32_t(reserved_begin + 256));
     set(R::EnvReg1, uint32_t(workspace_address >> 32));
     set(R::EnvReg2, uint32_t(workspace_address));
     for (int i = 0; i < 3; ++i)
