@@ -654,24 +654,7 @@ void FunctionLowering::run_function() {
   }
   b_.SetInsertPoint(body_);
   scopes_.emplace_back(); // the parameters' scope
-  for (size_t i = 0; i < f_.params.size(); ++i) {
-    const ptx::VarDecl& p = f_.params[i];
-    if (p.space == ptx::Modifier::Reg) {
-      declare(p);
-      Register* r = reg(p.name);
-      Value* at = b_.CreateLoad(b_.getPtrTy(), b_.CreateConstGEP1_64(b_.getPtrTy(), argv_, i));
-      b_.CreateStore(b_.CreateLoad(r->type, at), r->storage);
-    } else {
-      func_params_[p.name] = i;
-    }
-  }
-  for (size_t i = 0; i < f_.returns.size(); ++i) {
-    const ptx::VarDecl& r = f_.returns[i];
-    if (r.space == ptx::Modifier::Reg)
-      declare(r);
-    else
-      func_returns_[r.name] = i;
-  }
+  bind_parameters(f_);
   collect_labels(*f_.body);
   lower_block(*f_.body);
   for (BasicBlock& bb : *fn_)
@@ -682,6 +665,29 @@ void FunctionLowering::run_function() {
   scopes_.pop_back();
   ModuleLowering::FunctionFacts& facts = lowering_.facts[fn_];
   facts.frame = frame;
+}
+
+// The parameters and return values of `f` as the body sees them: .param ones through
+// argv/retv, .reg ones (the old register ABI) as registers loaded from argv.
+void FunctionLowering::bind_parameters(const ptx::Function& f) {
+  for (size_t i = 0; i < f.params.size(); ++i) {
+    const ptx::VarDecl& p = f.params[i];
+    if (p.space == ptx::Modifier::Reg) {
+      declare(p);
+      Register* r = reg(p.name);
+      Value* at = b_.CreateLoad(b_.getPtrTy(), b_.CreateConstGEP1_64(b_.getPtrTy(), argv_, i));
+      b_.CreateStore(b_.CreateLoad(r->type, at), r->storage);
+    } else {
+      func_params_[p.name] = i;
+    }
+  }
+  for (size_t i = 0; i < f.returns.size(); ++i) {
+    const ptx::VarDecl& r = f.returns[i];
+    if (r.space == ptx::Modifier::Reg)
+      declare(r);
+    else
+      func_returns_[r.name] = i;
+  }
 }
 
 // `ret` in a .func: .reg return values go to their storage.
@@ -708,7 +714,9 @@ ModuleLowering::ModuleLowering(const runtime::Program& program)
       module_(std::make_unique<Module>("mimic", *context_)) {
   for (const auto& m : program.modules)
     for (const ptx::TopLevel& item : m->items)
-      if (item.kind == ptx::DirectiveKind::Function && !item.function->is_entry) {
+      if (item.kind == ptx::DirectiveKind::Var && item.var->space == ptx::Modifier::Shared)
+        shared_names_.insert(item.var->name);
+      else if (item.kind == ptx::DirectiveKind::Function && !item.function->is_entry) {
         auto& slot = functions_[item.function->name];
         if (slot && slot->body && item.function->body && slot != item.function && ambiguous_.empty())
           ambiguous_ = std::string(item.function->name);
@@ -722,27 +730,6 @@ const ptx::Function* ModuleLowering::ptx_function(std::string_view name) const {
   return it == functions_.end() ? nullptr : it->second;
 }
 
-namespace {
-
-void names_in(const ptx::Operand& op, std::vector<std::string_view>& out) {
-  if (op.kind == ptx::OperandKind::Name)
-    out.push_back(op.name_view());
-  else if (op.kind == ptx::OperandKind::Address || op.kind == ptx::OperandKind::Vector ||
-           op.kind == ptx::OperandKind::List)
-    for (const ptx::Operand& e : op.children())
-      names_in(e, out);
-}
-
-void names_in(const ptx::Block& b, std::vector<std::string_view>& out) {
-  for (const ptx::Statement& s : b.statements)
-    if (s.kind == ptx::StatementKind::Instruction)
-      for (const ptx::Operand& op : s.instruction->ops())
-        names_in(op, out);
-    else if (s.kind == ptx::StatementKind::Block)
-      names_in(*s.block, out);
-}
-
-} // namespace
 
 // Whether `f` names a module-level .shared variable, itself or through what it calls.
 bool ModuleLowering::reaches_shared(const ptx::Function& f) {
@@ -752,14 +739,12 @@ bool ModuleLowering::reaches_shared(const ptx::Function& f) {
   bool found = false;
   if (f.body) {
     std::vector<std::string_view> names;
-    names_in(*f.body, names);
+    runtime::mentioned_names(*f.body, names);
     for (std::string_view n : names) {
-      for (const auto& m : program_.modules)
-        for (const ptx::TopLevel& item : m->items)
-          if (item.kind == ptx::DirectiveKind::Var && item.var->space == ptx::Modifier::Shared && item.var->name == n)
-            found = true;
-      if (found)
+      if (shared_names_.count(n)) {
+        found = true;
         break;
+      }
       if (const ptx::Function* g = ptx_function(n); g && g != &f && reaches_shared(*g)) {
         found = true;
         break;

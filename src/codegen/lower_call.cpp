@@ -164,24 +164,7 @@ void FunctionLowering::inline_call(const ptx::Instruction& ins, const ptx::Funct
   BasicBlock* exit = BasicBlock::Create(ctx(), "inlined_" + std::string(callee.name) + "_end", fn_);
   inline_stack_.push_back({&callee, exit});
   scopes_.emplace_back();
-  for (size_t i = 0; i < callee.params.size(); ++i) {
-    const ptx::VarDecl& p = callee.params[i];
-    if (p.space == ptx::Modifier::Reg) {
-      declare(p);
-      Register* r = reg(p.name);
-      Value* at = b_.CreateLoad(b_.getPtrTy(), b_.CreateConstGEP1_64(b_.getPtrTy(), argv_, i));
-      b_.CreateStore(b_.CreateLoad(r->type, at), r->storage);
-    } else {
-      func_params_[p.name] = i;
-    }
-  }
-  for (size_t i = 0; i < callee.returns.size(); ++i) {
-    const ptx::VarDecl& r = callee.returns[i];
-    if (r.space == ptx::Modifier::Reg)
-      declare(r);
-    else
-      func_returns_[r.name] = i;
-  }
+  bind_parameters(callee);
   collect_labels(*callee.body);
   lower_block(*callee.body);
   if (!b_.GetInsertBlock()->getTerminator())

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <cuda.h>
 #include <map>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -69,6 +70,7 @@ private:
   std::map<std::string, llvm::GlobalVariable*, std::less<>> globals_;
   std::vector<std::string> global_names_;
   std::map<std::string_view, const ptx::Function*> functions_;
+  std::set<std::string_view> shared_names_; // module-level .shared variables
   std::string ambiguous_;
   std::map<std::string, llvm::Function*, std::less<>> callees_;
   std::map<std::string, std::string, std::less<>> failed_callees_;
@@ -151,6 +153,7 @@ private:
   llvm::Value* param_storage(std::string_view name); // a call sequence's .param variable
   void propagate_stop();                             // after a call whose callee stopped the thread
   void return_from_function();
+  void bind_parameters(const ptx::Function& f);
   // A call to a function with split points, lowered in place (the kernel's thread loop can
   // only stop in the kernel itself).
   void inline_call(const ptx::Instruction& ins, const ptx::Function& callee, llvm::Value* argv, llvm::Value* retv);

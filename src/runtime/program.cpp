@@ -30,8 +30,6 @@ size_t declared_align(const ptx::VarDecl& d) {
 
 namespace {
 
-size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
-
 // Names an instruction operand mentions (registers, symbols, called functions).
 void operand_names(const ptx::Operand& op, std::vector<std::string_view>& out) {
   switch (op.kind) {
@@ -49,15 +47,21 @@ void operand_names(const ptx::Operand& op, std::vector<std::string_view>& out) {
   }
 }
 
-void block_names(const ptx::Block& b, std::vector<std::string_view>& out) {
+} // namespace
+
+void mentioned_names(const ptx::Block& b, std::vector<std::string_view>& out) {
   for (const ptx::Statement& s : b.statements) {
     if (s.kind == ptx::StatementKind::Instruction)
       for (const ptx::Operand& op : s.instruction->ops())
         operand_names(op, out);
     else if (s.kind == ptx::StatementKind::Block)
-      block_names(*s.block, out);
+      mentioned_names(*s.block, out);
   }
 }
+
+namespace {
+
+size_t round_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
 // Module-level .shared variables reached from `f`, directly or through the functions it
 // calls, in declaration order.
@@ -77,7 +81,7 @@ std::vector<const ptx::VarDecl*> reached_shared(const ptx::Module& m, const ptx:
     const ptx::Function* g = todo.back();
     todo.pop_back();
     std::vector<std::string_view> names;
-    block_names(*g->body, names);
+    mentioned_names(*g->body, names);
     for (std::string_view n : names) {
       if (auto v = shared.find(n); v != shared.end())
         used.insert(v->second);

@@ -50,6 +50,10 @@ struct KernelInfo {
   }
 };
 
+// The names the instructions of a body mention (registers, symbols, called functions),
+// nested blocks included.
+void mentioned_names(const ptx::Block& b, std::vector<std::string_view>& out);
+
 // Alignment of a declared variable in bytes (its type, vector width and .align).
 size_t declared_align(const ptx::VarDecl& d);
 
