@@ -266,11 +266,11 @@ extern "C" void mimic_device_free(void* pointer) {
 extern "C" uint32_t mimic_check_access(const BlockState* block, uint32_t t, const void* p, uint64_t bytes,
                                        uint32_t line, uint32_t flags) {
   const bool is_store = flags & 1, shared_space = flags & 2;
-  const auto* check = static_cast<const cpu::LaunchCheck*>(block->check);
+  auto* check = static_cast<cpu::LaunchCheck*>(block->check);
   const uint8_t* a = static_cast<const uint8_t*>(p);
   // Accesses are aligned to their size on a GPU (vectors to the whole vector).
   if (bytes && (bytes & (bytes - 1)) == 0 && (reinterpret_cast<uintptr_t>(p) & (bytes - 1))) {
-    if (check && !const_cast<cpu::LaunchCheck*>(check)->reported.exchange(true)) {
+    if (check && !check->reported.exchange(true)) {
       char text[384];
       std::snprintf(text, sizeof text, "MIMIC_CHECK: kernel '%s', PTX line %u: misaligned %s of %llu bytes at %p",
                     check->kernel, line, (flags & 1) ? "write" : "read", (unsigned long long)bytes, p);
@@ -287,7 +287,7 @@ extern "C" uint32_t mimic_check_access(const BlockState* block, uint32_t t, cons
     return 0;
   if (cpu::device_heap_contains(p, bytes))
     return 0;
-  if (check && !const_cast<cpu::LaunchCheck*>(check)->reported.exchange(true)) {
+  if (check && !check->reported.exchange(true)) {
     using R = SpecialRegister;
     const uint32_t nx = block->block_dim[0], ny = block->block_dim[1];
     char text[512];
