@@ -177,6 +177,8 @@ private:
   bool lower_arithmetic(const ptx::Instruction& ins); // false: not an arithmetic instruction
   void lower_int(const ptx::Instruction& ins);
   void lower_int_bits(const ptx::Instruction& ins);
+  llvm::Value* video_part(const ptx::Instruction& ins, const ptx::Operand& op, bool is_signed);
+  void lower_vmad(const ptx::Instruction& ins);
   void lower_float(const ptx::Instruction& ins);
   void lower_half(const ptx::Instruction& ins);
   void lower_compare(const ptx::Instruction& ins);

@@ -162,6 +162,33 @@ void FunctionLowering::lower_instruction(const ptx::Instruction& ins) {
   case Opcode::Trap:
     stop_thread(kThreadTrapped);
     return;
+  case Opcode::Brkpt:
+    // Without a debugger attached a breakpoint stops the kernel like trap.
+    stop_thread(kThreadTrapped);
+    return;
+  case Opcode::Prefetch:
+  case Opcode::Prefetchu:
+  case Opcode::Applypriority:
+  case Opcode::Discard:
+  case Opcode::Pmevent:
+  case Opcode::Setmaxnreg:
+    // Cache hints, eviction priorities, profiler events and register budgets: nothing to do
+    // on the CPU. discard.L2 leaves the line's contents undefined, so keeping them is one
+    // of its allowed outcomes.
+    return;
+  case Opcode::Griddepcontrol:
+    // Programmatic dependent launch: a stream runs its kernels one after another, so the
+    // prerequisite grid has completed before this one starts (wait) and an early start of
+    // the dependents has nothing to release (launch_dependents).
+    return;
+  case Opcode::Createpolicy: {
+    // createpolicy.* d, ...: an opaque 64-bit cache policy that only the .L2::cache_hint
+    // forms of loads and stores read, and they ignore it here.
+    if (ins.num_operands < 1)
+      unsupported(ins, "createpolicy needs a destination");
+    store(ins, ins.operands[0], b_.getInt64(0), false);
+    return;
+  }
   default:
     if (lower_arithmetic(ins))
       return;

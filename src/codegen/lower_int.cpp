@@ -130,6 +130,9 @@ bool FunctionLowering::lower_arithmetic(const ptx::Instruction& ins) {
   case Opcode::Vshr:
     lower_int_bits(ins);
     return true;
+  case Opcode::Vmad:
+    lower_vmad(ins);
+    return true;
   default:
     return false;
   }
@@ -350,6 +353,52 @@ void FunctionLowering::lower_int(const ptx::Instruction& ins) {
     unsupported(ins, "'" + std::string(ptx::opcode_name(ins.opcode)) +
                          "' is not an integer instruction");
   }
+}
+
+// One source of a scalar video instruction: its selected byte or half (.b0-.b3, .h0/.h1)
+// or the whole word, extended to 64 bits by its type.
+Value* FunctionLowering::video_part(const ptx::Instruction& ins, const ptx::Operand& op, bool s) {
+  Type* i32 = b_.getInt32Ty();
+  Type* i64 = b_.getInt64Ty();
+  Value* word;
+  if (op.kind == ptx::OperandKind::Name && op.component != ptx::Component::None) {
+    Register* r = reg(op.name_view());
+    if (!r) unsupported(ins, "'" + std::string(op.name_view()) + "' is not a register");
+    word = convert(b_.CreateLoad(r->type, r->storage), i32, false);
+  } else {
+    word = value(ins, op, i32, false);
+  }
+  unsigned shift = 0, width = 32;
+  switch (op.component) {
+  case ptx::Component::None:
+    break;
+  case ptx::Component::B0:
+    width = 8;
+    break;
+  case ptx::Component::B1:
+    width = 8;
+    shift = 8;
+    break;
+  case ptx::Component::B2:
+    width = 8;
+    shift = 16;
+    break;
+  case ptx::Component::B3:
+    width = 8;
+    shift = 24;
+    break;
+  case ptx::Component::H0:
+    width = 16;
+    break;
+  case ptx::Component::H1:
+    width = 16;
+    shift = 16;
+    break;
+  default:
+    unsupported(ins, "a scalar video operand selects .b0-.b3 or .h0/.h1");
+  }
+  Value* x = b_.CreateTrunc(b_.CreateLShr(word, shift), b_.getIntNTy(width));
+  return s ? b_.CreateSExt(x, i64) : b_.CreateZExt(x, i64);
 }
 
 void FunctionLowering::lower_int_bits(const ptx::Instruction& ins) {
@@ -785,49 +834,8 @@ void FunctionLowering::lower_int_bits(const ptx::Instruction& ins) {
     Modifier dt = vset ? Modifier::U32 : instruction_type(ins, 0);
     Modifier at = instruction_type(ins, vset ? 0 : 1), bt = instruction_type(ins, vset ? 1 : 2);
     Type* i64 = b_.getInt64Ty();
-    auto part = [&](const ptx::Operand& op, bool s) -> Value* {
-      Value* word;
-      if (op.kind == ptx::OperandKind::Name && op.component != ptx::Component::None) {
-        Register* r = reg(op.name_view());
-        if (!r) unsupported(ins, "'" + std::string(op.name_view()) + "' is not a register");
-        word = convert(b_.CreateLoad(r->type, r->storage), i32, false);
-      } else {
-        word = value(ins, op, i32, false);
-      }
-      unsigned shift = 0, width = 32;
-      switch (op.component) {
-      case ptx::Component::None:
-        break;
-      case ptx::Component::B0:
-        width = 8;
-        break;
-      case ptx::Component::B1:
-        width = 8;
-        shift = 8;
-        break;
-      case ptx::Component::B2:
-        width = 8;
-        shift = 16;
-        break;
-      case ptx::Component::B3:
-        width = 8;
-        shift = 24;
-        break;
-      case ptx::Component::H0:
-        width = 16;
-        break;
-      case ptx::Component::H1:
-        width = 16;
-        shift = 16;
-        break;
-      default:
-        unsupported(ins, "a scalar video operand selects .b0-.b3 or .h0/.h1");
-      }
-      Value* x = b_.CreateTrunc(b_.CreateLShr(word, shift), b_.getIntNTy(width));
-      return s ? b_.CreateSExt(x, i64) : b_.CreateZExt(x, i64);
-    };
-    Value* x = part(ins.operands[1], is_signed(at));
-    Value* y = part(ins.operands[2], is_signed(bt));
+    Value* x = video_part(ins, ins.operands[1], is_signed(at));
+    Value* y = video_part(ins, ins.operands[2], is_signed(bt));
     if (ins.opcode == Opcode::Vshl ||
         ins.opcode == Opcode::Vshr) // b is a .u32 shift: .clamp at 32, .wrap mod 32
       y = ins.has(Modifier::Clamp) ? b_.CreateBinaryIntrinsic(Intrinsic::umin, y, b_.getInt64(32))
@@ -939,6 +947,58 @@ void FunctionLowering::lower_int_bits(const ptx::Instruction& ins) {
     unsupported(ins,
                 "'" + std::string(ptx::opcode_name(ins.opcode)) + "' is not a bit instruction");
   }
+}
+
+// vmad.dtype.atype.btype{.po}{.sat}{.shr7|.shr15} d, {-}a{.asel}, {-}b{.bsel}, {-}c: the
+// product of the selected parts, negated when exactly one of a and b is, plus c (negated,
+// or plus one with .po), computed exactly; the product is signed when either type is or it
+// is negated, and the final result when c is negated too. .shr7/.shr15 shift the sum
+// arithmetically; .sat clamps it to the final type's 32-bit range.
+void FunctionLowering::lower_vmad(const ptx::Instruction& ins) {
+  if (ins.num_operands != 4)
+    unsupported(ins, "vmad needs d, a, b and c");
+  auto negated = [](const ptx::Operand& op, ptx::Operand& inner) {
+    if (op.kind == ptx::OperandKind::Expr && op.expr->op == ptx::ExprOp::Neg) {
+      inner = op.expr->lhs;
+      return true;
+    }
+    inner = op;
+    return false;
+  };
+  ptx::Operand a, bop, c;
+  bool na = negated(ins.operands[1], a), nb = negated(ins.operands[2], bop), nc = negated(ins.operands[3], c);
+  bool po = ins.has(Modifier::Po);
+  if (po && (na || nb || nc))
+    unsupported(ins, "vmad.po takes no negated operands");
+  if ((na != nb) && nc)
+    unsupported(ins, "vmad negates either the product or c, not both");
+  Modifier at = instruction_type(ins, 1), bt = instruction_type(ins, 2);
+  bool product_negated = na != nb;
+  bool signed_final = is_signed(at) || is_signed(bt) || product_negated || nc;
+  Type* i128 = b_.getInt128Ty();
+  Value* x = b_.CreateSExt(video_part(ins, a, is_signed(at)), i128);
+  Value* y = b_.CreateSExt(video_part(ins, bop, is_signed(bt)), i128);
+  Value* t = b_.CreateMul(x, y);
+  Value* cw = value(ins, c, b_.getInt32Ty(), false);
+  Value* c128 = signed_final ? b_.CreateSExt(cw, i128) : b_.CreateZExt(cw, i128);
+  if (product_negated)
+    t = b_.CreateNeg(t);
+  else if (nc)
+    c128 = b_.CreateNeg(c128);
+  t = b_.CreateAdd(t, c128);
+  if (po)
+    t = b_.CreateAdd(t, ConstantInt::get(i128, 1));
+  if (ins.has(Modifier::Shr7))
+    t = b_.CreateAShr(t, 7);
+  else if (ins.has(Modifier::Shr15))
+    t = b_.CreateAShr(t, 15);
+  if (ins.has(Modifier::Sat)) {
+    int64_t lo = signed_final ? INT32_MIN : 0;
+    int64_t hi = signed_final ? INT32_MAX : int64_t(UINT32_MAX);
+    t = b_.CreateBinaryIntrinsic(Intrinsic::smax, t, ConstantInt::get(i128, uint64_t(lo), true));
+    t = b_.CreateBinaryIntrinsic(Intrinsic::smin, t, ConstantInt::get(i128, uint64_t(hi), true));
+  }
+  store(ins, ins.operands[0], b_.CreateTrunc(t, b_.getInt32Ty()), false);
 }
 
 } // namespace mimic::codegen

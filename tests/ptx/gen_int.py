@@ -553,6 +553,53 @@ def generate(m):
     m.add("vset.u32.u32.ne.add", ["b32"] * 3, ["b32"], "vset.u32.u32.ne.add %o0, %i0.b0, %i1.b0, %i2;", triples(32, 60),
           vscalar("vset", "u32", "u32", "u32", asel="b0", bsel="b0", cmp="ne", op2="add"))
 
+    # ---- vmad: (selected a * selected b), negated when exactly one of them is, plus c
+    # (negated, or plus one with .po), exact; then .shr7/.shr15 (arithmetic) and .sat to the
+    # final type: signed when a type is signed or anything is negated
+    def vmad(dt, at, bt, na=False, nb=False, nc=False, po=False, sat=False, shr=0, asel=None, bsel=None):
+        def ref(a, b, c):
+            def part(v, t, sel):
+                shift, width = SEL[sel]
+                x = (v >> shift) & ((1 << width) - 1)
+                return signed(x, width) if t == "s32" else x
+            t = part(a, at, asel) * part(b, bt, bsel)
+            neg_product = na != nb
+            signed_final = at == "s32" or bt == "s32" or neg_product or nc
+            cv = signed(c, 32) if signed_final else c
+            if neg_product:
+                t = -t
+            elif nc:
+                cv = -cv
+            t = t + cv + (1 if po else 0)
+            t >>= shr
+            if sat:
+                lo, hi = (-(1 << 31), (1 << 31) - 1) if signed_final else (0, (1 << 32) - 1)
+                t = max(lo, min(hi, t))
+            return t
+        return ref
+
+    vmad_cases = triples(32, 60) + [(0xffffffff, 0xffffffff, 0xffffffff), (0x80000000, 0x80000000, 0x7fffffff),
+                                    (0x7fffffff, 0x7fffffff, 0x80000000), (0x80000000, 0x7fffffff, 1)]
+    for dt, at, bt, na, nb, nc, po, sat, shr, asel, bsel in (
+            ("u32", "u32", "u32", False, False, False, False, False, 0, None, None),
+            ("u32", "u32", "u32", False, False, False, False, True, 0, None, None),
+            ("s32", "s32", "s32", False, False, False, False, True, 0, None, None),
+            ("s32", "s32", "s32", True, False, False, False, True, 15, None, None),
+            ("s32", "s32", "s32", False, False, True, False, False, 0, None, None),
+            ("s32", "u32", "u32", True, False, False, False, True, 0, None, None),
+            ("s32", "u32", "u32", False, False, True, False, True, 0, None, None),
+            ("s32", "u32", "s32", False, False, False, False, True, 7, "h0", "h1"),
+            ("u32", "u32", "u32", False, False, False, True, True, 7, "b3", "b3"),
+            ("s32", "s32", "s32", True, True, False, False, True, 0, "b1", "b2")):
+        mods = (".po" if po else "") + (".sat" if sat else "") + (f".shr{shr}" if shr else "")
+        name = f"vmad.{dt}.{at}.{bt}{mods}"
+        tag = name + ("" if not (na or nb or nc) else ".neg" + "a" * na + "b" * nb + "c" * nc) + (".sel" if asel else "")
+        ops = (("-" if na else "") + "%i0" + ("." + asel if asel else ""),
+               ("-" if nb else "") + "%i1" + ("." + bsel if bsel else ""),
+               ("-" if nc else "") + "%i2")
+        m.add(tag, ["b32"] * 3, ["b32"], f"{name} %o0, {ops[0]}, {ops[1]}, {ops[2]};", vmad_cases,
+              vmad(dt, at, bt, na, nb, nc, po, sat, shr, asel, bsel))
+
     # ---- logic
     for bits in (16, 32, 64):
         t = f"b{bits}"
