@@ -85,7 +85,9 @@ constexpr unsigned matrix_type_bits(MatrixType t) {
 
 // The op word a lane publishes in `exchange` at a WarpMatrix split point.
 struct MatrixOp {
-  enum Kind : uint8_t { Mma = 1, Wmma = 2, Ldmatrix = 3 };
+  // Ldmatrix/Stmatrix: lane words 0-1 hold its row address, Stmatrix's registers follow in
+  // words 2-5; Movmatrix: word 0 holds the lane's register.
+  enum Kind : uint8_t { Mma = 1, Wmma = 2, Ldmatrix = 3, Stmatrix = 4, Movmatrix = 5 };
   Kind kind = Mma;
   uint8_t m = 0, n = 0, k = 0;                     // shape; ldmatrix: m = matrices (1, 2, 4)
   MatrixType a = {}, b = {}, c = {}, d = {};
@@ -178,7 +180,8 @@ uint32_t mimic_warp_vote(const BlockState* block, uint32_t t, uint32_t mode, uin
 // match.sync: mode 0 any, 1 all; `wide` compares 64-bit values. Bit 32 of the result is
 // match.all's predicate.
 uint64_t mimic_warp_match(const BlockState* block, uint32_t t, uint32_t mode, uint32_t wide, uint32_t mask);
-// redux.sync: op 0 add, 1 min, 2 max, 3 and, 4 or, 5 xor; `is_signed` for min/max.
+// redux.sync: op 0 add, 1 min, 2 max, 3 and, 4 or, 5 xor; `is_signed` for min/max. Op 6 min.f32,
+// 7 max.f32, where `is_signed` carries the flags: 1 .abs, 2 .NaN.
 uint32_t mimic_warp_redux(const BlockState* block, uint32_t t, uint32_t op, uint32_t is_signed, uint32_t mask);
 // wmma.load / wmma.store of one lane's fragment (Mimic's own layout: lane l holds the
 // logical elements l*E/32 ... (l+1)*E/32 - 1 of the matrix in row-major order, packed

@@ -135,6 +135,22 @@ Value* FunctionLowering::special_register(const ptx::Operand& op) {
     int c = op.component == ptx::Component::Y ? 1 : op.component == ptx::Component::Z ? 2 : 0;
     return int(x) + c;
   };
+  // Thread block clusters: every launch the CPU backend runs with cluster features has
+  // clusters of one block (see LoweredKernel::cluster), so a cluster is its block.
+  if (n.starts_with("%cluster") || n == "%nclusterid" || n == "%is_explicit_cluster") {
+    lowering_.facts[fn_].cluster = true;
+    if (n == "%cluster_ctarank" || n == "%cluster_ctaid")
+      return b_.getInt32(0);
+    if (n == "%cluster_nctarank" || n == "%cluster_nctaid")
+      return b_.getInt32(1);
+    if (n == "%is_explicit_cluster")
+      return b_.getFalse();
+    if (n == "%clusterid" || n == "%nclusterid")
+      return b_.CreateCall(lowering_.sreg_fn(),
+                           {block_, thread_index(),
+                            b_.getInt32(uint32_t(xyz(n == "%clusterid" ? SpecialRegister::CtaidX : SpecialRegister::NctaidX)))});
+    return nullptr;
+  }
   int which = -1;
   if (n == "%tid")
     which = xyz(SpecialRegister::TidX);
@@ -452,7 +468,9 @@ Value* FunctionLowering::address(const ptx::Instruction& ins, const ptx::Operand
     if (Register* r = reg(base.name_view())) {
       Value* v = convert(b_.CreateLoad(r->type, r->storage), b_.getIntNTy(r->type->getPrimitiveSizeInBits() < 64 ? 32 : 64), false);
       v = b_.CreateZExt(v, b_.getInt64Ty());
-      if (space == ptx::Modifier::Shared || space == ptx::Modifier::SharedCta)
+      if (space == ptx::Modifier::SharedCluster) // a cluster of one block: its own window
+        lowering_.facts[fn_].cluster = true;
+      if (space == ptx::Modifier::Shared || space == ptx::Modifier::SharedCta || space == ptx::Modifier::SharedCluster)
         p = b_.CreateGEP(b_.getInt8Ty(), shared_base(), v);
       else if (space == ptx::Modifier::Local)
         p = b_.CreateGEP(b_.getInt8Ty(), local_base(), v);
@@ -809,6 +827,8 @@ bool ModuleLowering::has_split_points(const ptx::Function& f) {
       case ptx::Opcode::Mma:
       case ptx::Opcode::Wmma:
       case ptx::Opcode::Ldmatrix:
+      case ptx::Opcode::Stmatrix:
+      case ptx::Opcode::Movmatrix:
       case ptx::Opcode::Nanosleep:
         found = true;
         break;
@@ -832,13 +852,13 @@ bool ModuleLowering::has_split_points(const ptx::Function& f) {
   return found;
 }
 
-bool ModuleLowering::reaches_grid_sync(Function* f) {
+bool ModuleLowering::reaches(Function* f, bool FunctionFacts::* which) {
   std::set<Function*> seen;
   std::function<bool(Function*)> visit = [&](Function* g) {
     if (!seen.insert(g).second)
       return false;
     const FunctionFacts& ff = facts[g];
-    if (ff.grid_sync)
+    if (ff.*which)
       return true;
     for (Function* c : ff.callees)
       if (visit(c))
@@ -914,7 +934,7 @@ Result<LoweredProgram> ModuleLowering::run() {
       Function* fn = fl.run();
       size_t frame = (fl.local_bytes() + 15) / 16 * 16;
       out.kernels.push_back({fn->getName().str(), fl.splits, frame + call_stack_bytes(fn), fl.spill_slots,
-                             reaches_grid_sync(fn)});
+                             reaches(fn, &FunctionFacts::grid_sync), reaches(fn, &FunctionFacts::cluster)});
     } catch (const LoweringError& e) {
       failures += "\n  kernel '" + k.name + "': " + e.message;
     }

@@ -31,6 +31,9 @@ struct LoweredKernel {
   size_t local_bytes = 0;           // each thread's local frame
   unsigned spill_slots = 0;         // 8-byte slots per thread for registers live across splits
   bool grid_sync = false;           // waits for other blocks (grid.sync): all blocks must run at once
+  // Uses its thread block cluster (shared::cluster addresses, mapa, cluster barriers and
+  // registers): lowered for clusters of one block, the only size the CPU backend runs it in.
+  bool cluster = false;
 };
 
 struct LoweredProgram {

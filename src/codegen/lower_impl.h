@@ -52,8 +52,10 @@ public:
     std::vector<llvm::Function*> callees;  // direct calls
     bool indirect = false;                 // calls through a pointer
     bool grid_sync = false;                // reads the grid workspace (%envreg)
+    bool cluster = false;                  // uses the block's cluster (shared::cluster, mapa, ...)
   };
-  bool reaches_grid_sync(llvm::Function* f);
+  // Whether `f` or something it calls has the fact `which`.
+  bool reaches(llvm::Function* f, bool FunctionFacts::* which);
   // Whether `f` waits for other threads (a barrier, a warp or matrix operation, an
   // mbarrier wait), itself or in what it calls: such functions are inlined into kernels.
   bool has_split_points(const ptx::Function& f);
@@ -179,6 +181,7 @@ private:
   void lower_int_bits(const ptx::Instruction& ins);
   llvm::Value* video_part(const ptx::Instruction& ins, const ptx::Operand& op, bool is_signed);
   void lower_vmad(const ptx::Instruction& ins);
+  void lower_cp_async_bulk(const ptx::Instruction& ins);
   void lower_float(const ptx::Instruction& ins);
   void lower_half(const ptx::Instruction& ins);
   void lower_compare(const ptx::Instruction& ins);

@@ -132,6 +132,8 @@ void FunctionLowering::lower_instruction(const ptx::Instruction& ins) {
   case Opcode::Mma:
   case Opcode::Wmma:
   case Opcode::Ldmatrix:
+  case Opcode::Stmatrix:
+  case Opcode::Movmatrix:
     return lower_matrix(ins);
   case Opcode::Brx: {
     // brx.idx index, table: a jump through a .branchtargets list; an index past its end
@@ -181,6 +183,29 @@ void FunctionLowering::lower_instruction(const ptx::Instruction& ins) {
     // prerequisite grid has completed before this one starts (wait) and an early start of
     // the dependents has nothing to release (launch_dependents).
     return;
+  case Opcode::Mapa:
+  case Opcode::Getctarank: {
+    // mapa{.space}.type d, a, rank: a's counterpart in block `rank` of the cluster;
+    // getctarank{.space}.type d, a: the rank of the block a belongs to. A cluster of one
+    // block (LoweredKernel::cluster) has rank 0 only: a higher rank traps.
+    lowering_.facts[fn_].cluster = true;
+    Type* ty = type_of(instruction_type(ins));
+    if (!ty || ins.num_operands != (ins.opcode == Opcode::Mapa ? 3u : 2u))
+      unsupported(ins, ins.opcode == Opcode::Mapa ? "mapa needs d, a and a rank" : "getctarank needs d and a");
+    if (ins.opcode == Opcode::Getctarank) {
+      store(ins, ins.operands[0], b_.getInt32(0), false);
+      return;
+    }
+    Value* rank = value(ins, ins.operands[2], b_.getInt32Ty(), false);
+    BasicBlock* bad = BasicBlock::Create(ctx(), "mapa_bad_rank", fn_);
+    BasicBlock* ok = BasicBlock::Create(ctx(), "mapa", fn_);
+    b_.CreateCondBr(b_.CreateICmpNE(rank, b_.getInt32(0)), bad, ok);
+    b_.SetInsertPoint(bad);
+    stop_thread(kThreadTrapped);
+    b_.SetInsertPoint(ok);
+    store(ins, ins.operands[0], value(ins, ins.operands[1], ty, false), false);
+    return;
+  }
   case Opcode::Createpolicy: {
     // createpolicy.* d, ...: an opaque 64-bit cache policy that only the .L2::cache_hint
     // forms of loads and stores read, and they ignore it here.
@@ -201,8 +226,6 @@ void FunctionLowering::lower_memory(const ptx::Instruction& ins) {
   for (Modifier m : ins.mods())
     if (ptx::is_state_space(m))
       space = m;
-  if (space == Modifier::SharedCluster)
-    unsupported(ins, "distributed shared memory (.shared::cluster) is not supported yet");
   // .volatile, .relaxed, .acquire and .release accesses are volatile: never merged, never
   // hoisted out of a spin loop. x86 keeps loads and stores in order already; acquire and
   // release add a fence for the compiler's sake.
@@ -225,7 +248,7 @@ void FunctionLowering::lower_memory(const ptx::Instruction& ins) {
   Value* base = address(ins, load ? ins.operands[1] : ins.operands[0], space);
   if (checking_memory() && space != Modifier::Param && space != Modifier::Local)
     check_access(ins, base, size * lanes, !load,
-                 space == Modifier::Shared || space == Modifier::SharedCta);
+                 space == Modifier::Shared || space == Modifier::SharedCta || space == Modifier::SharedCluster);
   auto element_ptr = [&](unsigned i) {
     return i == 0 ? base : b_.CreateGEP(b_.getInt8Ty(), base, b_.getInt64(i * size));
   };
@@ -269,7 +292,7 @@ void FunctionLowering::lower_atomic(const ptx::Instruction& ins) {
   using llvm::AtomicRMWInst;
   Modifier space = Modifier::None;
   for (Modifier m : ins.mods()) {
-    if (m == Modifier::SharedCluster || ptx::is_vector(m))
+    if (ptx::is_vector(m))
       unsupported(ins, "this form of atomic is not supported yet");
     if (ptx::is_state_space(m))
       space = m;
@@ -368,12 +391,12 @@ void FunctionLowering::lower_cvta(const ptx::Instruction& ins) {
     unsupported(ins, "malformed cvta");
   Value* v = value(ins, ins.operands[1], b_.getInt64Ty(), false);
   Value* base = nullptr;
-  if (has(ins, Modifier::Shared) || has(ins, Modifier::SharedCta))
+  if (has(ins, Modifier::SharedCluster)) // a cluster of one block: its own window
+    lowering_.facts[fn_].cluster = true;
+  if (has(ins, Modifier::Shared) || has(ins, Modifier::SharedCta) || has(ins, Modifier::SharedCluster))
     base = shared_base();
   else if (has(ins, Modifier::Local))
     base = local_base();
-  else if (has(ins, Modifier::SharedCluster))
-    unsupported(ins, "distributed shared memory (.shared::cluster) is not supported yet");
   if (base) {
     Value* b = b_.CreatePtrToInt(base, b_.getInt64Ty());
     v = has(ins, Modifier::To) ? b_.CreateSub(v, b) : b_.CreateAdd(v, b);
@@ -389,8 +412,10 @@ namespace mimic::codegen {
 // have nothing left to wait for. Bytes past src-size (or all of them when the ignore-src
 // predicate is true) are zero.
 void FunctionLowering::lower_cp_async(const ptx::Instruction& ins) {
-  if (!has(ins, Modifier::Async) || has(ins, Modifier::Bulk))
-    unsupported(ins, "this form of cp is not supported yet (only cp.async to shared memory)");
+  if (has(ins, Modifier::Async) && has(ins, Modifier::Bulk))
+    return lower_cp_async_bulk(ins);
+  if (!has(ins, Modifier::Async))
+    unsupported(ins, "this form of cp is not supported yet (cp.async and cp.async.bulk are)");
   if (has(ins, Modifier::Mbarrier)) {
     // cp.async.mbarrier.arrive{.noinc}: the arrive-on happens when the copies before it are
     // done, which they are. Without .noinc the pending count is raised first, so the two
@@ -432,6 +457,64 @@ void FunctionLowering::lower_cp_async(const ptx::Instruction& ins) {
   src_size = b_.CreateBinaryIntrinsic(Intrinsic::umin, src_size, b_.getInt64(size));
   b_.CreateMemSet(dst, b_.getInt8(0), size, MaybeAlign(size));
   b_.CreateMemCpy(dst, MaybeAlign(1), src, MaybeAlign(1), src_size);
+}
+
+// cp.async.bulk (without .tensor): the bytes are copied at once, so commit_group and
+// wait_group find nothing pending, and the completion is signalled on the spot: the mbarrier
+// form completes `size` bytes of its transaction count. The destination space comes first:
+//   cp.async.bulk.shared::cluster|shared::cta.global.mbarrier::complete_tx::bytes{.multicast::cluster}
+//       [dst], [src], size, [mbar]{, ctaMask}{, policy}
+//   cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [dst], [src], size, [mbar]
+//   cp.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint} [dst], [src], size{, policy}
+//   cp.async.bulk.prefetch.L2.global [src], size
+void FunctionLowering::lower_cp_async_bulk(const ptx::Instruction& ins) {
+  if (has(ins, Modifier::Prefetch) || has(ins, Modifier::CommitGroup) || has(ins, Modifier::WaitGroup))
+    return;
+  if (has(ins, Modifier::Tensor))
+    unsupported(ins, "tensor copies (cp.async.bulk.tensor, TMA) are not supported yet");
+  if (has(ins, Modifier::CpMask))
+    unsupported(ins, "cp.async.bulk with .cp_mask is not supported yet");
+  Modifier spaces[2] = {Modifier::None, Modifier::None};
+  unsigned n = 0;
+  for (Modifier m : ins.mods())
+    if (ptx::is_state_space(m) && n < 2)
+      spaces[n++] = m;
+  if (n != 2 || ins.num_operands < 3)
+    unsupported(ins, "cp.async.bulk needs a destination and a source state space, [dst], [src] and a size");
+  auto shared_kind = [](Modifier m) { return m == Modifier::SharedCta ? Modifier::Shared : m; };
+  Value* dst = address(ins, ins.operands[0], shared_kind(spaces[0]));
+  Value* src = address(ins, ins.operands[1], shared_kind(spaces[1]));
+  Value* size = value(ins, ins.operands[2], b_.getInt32Ty(), false);
+  bool mbarrier = has(ins, Modifier::MbarrierCompleteTxBytes);
+  if (mbarrier && ins.num_operands < 4)
+    unsupported(ins, "the mbarrier form of cp.async.bulk needs [mbar]");
+  if (checking_memory() && ins.operands[2].kind == ptx::OperandKind::Int) {
+    auto is_shared = [](Modifier m) { return m != Modifier::Global; };
+    check_access(ins, src, ins.operands[2].u, false, is_shared(spaces[1]));
+    check_access(ins, dst, ins.operands[2].u, true, is_shared(spaces[0]));
+  }
+  BasicBlock* after = nullptr;
+  if (has(ins, Modifier::MulticastCluster)) {
+    // Multicast to the blocks of ctaMask: in a cluster of one, to this block when bit 0 is set.
+    if (ins.num_operands < 5)
+      unsupported(ins, "multicast cp.async.bulk needs a ctaMask");
+    lowering_.facts[fn_].cluster = true;
+    Value* mask = value(ins, ins.operands[4], b_.getInt16Ty(), false);
+    BasicBlock* copy = BasicBlock::Create(ctx(), "bulk_copy", fn_);
+    after = BasicBlock::Create(ctx(), "bulk_copy_done", fn_);
+    b_.CreateCondBr(b_.CreateICmpNE(b_.CreateAnd(mask, b_.getInt16(1)), b_.getInt16(0)), copy, after);
+    b_.SetInsertPoint(copy);
+  }
+  b_.CreateMemCpy(dst, MaybeAlign(16), src, MaybeAlign(16), b_.CreateZExt(size, b_.getInt64Ty()));
+  if (mbarrier) {
+    Value* bar = address(ins, ins.operands[3], spaces[0] == Modifier::Global ? Modifier::Shared : shared_kind(spaces[0]));
+    Function* tx = lowering_.helper("mimic_mbarrier_tx", b_.getVoidTy(), {b_.getPtrTy(), b_.getInt32Ty()});
+    b_.CreateCall(tx, {bar, b_.CreateNeg(size)});
+  }
+  if (after) {
+    b_.CreateBr(after);
+    b_.SetInsertPoint(after);
+  }
 }
 
 } // namespace mimic::codegen

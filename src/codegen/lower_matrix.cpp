@@ -1,8 +1,9 @@
 // Matrix instructions: mma.sync (PTX's fragment layouts), wmma (Mimic's own fragment
-// layout, which only wmma.load/store/mma see) and ldmatrix. A lane's result depends on the
-// other lanes' operands: each lane publishes its operand registers in BlockState::fragments
-// and an op word in `exchange`, stops at a WarpMatrix split point, and the executor
-// computes every lane's result exactly (backends/cpu/matrix.cpp) before the lanes resume.
+// layout, which only wmma.load/store/mma see), ldmatrix, stmatrix and movmatrix. A lane's
+// result depends on the other lanes' operands: each lane publishes its operand registers in
+// BlockState::fragments and an op word in `exchange`, stops at a WarpMatrix split point, and
+// the executor computes every lane's result exactly (backends/cpu/matrix.cpp) before the
+// lanes resume.
 #include "codegen/lower_impl.h"
 #include "codegen/matrix_layout.h"
 
@@ -131,6 +132,35 @@ void FunctionLowering::lower_matrix(const ptx::Instruction& ins) {
     b_.CreateStore(b_.CreatePtrToInt(row, i64), fragment_slot(0));
     stop_for_warp();
     read_words(dst);
+    return;
+  }
+
+  if (ins.opcode == Opcode::Stmatrix) {
+    // stmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}{.shared}.b16 [addr], r: ldmatrix's inverse
+    if (op.m != 8 || op.n != 8 || !ins.has(Modifier::B16))
+      unsupported(ins, "only stmatrix .m8n8 .b16 is supported");
+    op.kind = MatrixOp::Stmatrix;
+    op.m = ins.has(Modifier::X4) ? 4 : ins.has(Modifier::X2) ? 2 : 1;
+    op.transpose = ins.has(Modifier::Trans);
+    auto src = words_of(ins.operands[1]);
+    if (count_words(src) != op.m)
+      unsupported(ins, "stmatrix .x" + std::to_string(op.m) + " takes " + std::to_string(op.m) + " registers");
+    bool shared = ins.has(Modifier::Shared) || ins.has(Modifier::SharedCta);
+    Value* row = address(ins, ins.operands[0], shared ? Modifier::Shared : Modifier::None);
+    b_.CreateStore(b_.CreatePtrToInt(row, i64), fragment_slot(0));
+    publish_words(src, 2);
+    stop_for_warp();
+    return;
+  }
+
+  if (ins.opcode == Opcode::Movmatrix) {
+    // movmatrix.sync.aligned.m8n8.trans.b16 d, a: the 8x8 matrix the warp holds, transposed
+    if (op.m != 8 || op.n != 8 || !ins.has(Modifier::Trans) || ins.num_operands != 2)
+      unsupported(ins, "movmatrix is .m8n8.trans.b16 d, a");
+    op.kind = MatrixOp::Movmatrix;
+    b_.CreateStore(value(ins, ins.operands[1], i32, false), fragment_slot(0));
+    stop_for_warp();
+    store(ins, ins.operands[0], b_.CreateLoad(i32, fragment_slot(0)), false);
     return;
   }
 

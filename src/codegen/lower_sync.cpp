@@ -29,8 +29,9 @@ void FunctionLowering::lower_barrier(const ptx::Instruction& ins) {
   // Memory written before a barrier is visible after it: every split point is a call
   // boundary for the loop, and the executor's hand-off between host threads is ordered.
   if (ins.has(Modifier::Cluster)) {
-    // A launch without cluster dimensions is a cluster of one block: waiting for the
-    // cluster is waiting for the block; arriving alone has nothing to do.
+    // A cluster of one block (LoweredKernel::cluster): waiting for the cluster is waiting
+    // for the block; arriving alone has nothing to do.
+    lowering_.facts[fn_].cluster = true;
     if (ins.has(Modifier::Arrive))
       return;
     publish_barrier(b_.getInt32(0), b_.getInt32(0), 0);
@@ -165,12 +166,13 @@ void FunctionLowering::lower_warp(const ptx::Instruction& ins) {
     return;
   }
   case Opcode::Redux: {
-    // redux.sync.op.type d, a, membermask (integer forms)
+    // redux.sync.op.type d, a, membermask; redux.sync.min|max{.abs}{.NaN}.f32 d, a, membermask
     if (ins.num_operands < 3)
       unsupported(ins, "redux needs d, a and membermask");
-    if (ins.has(Modifier::F32))
-      unsupported(ins, "redux.sync on f32 is not supported yet");
-    uint32_t op = ins.has(Modifier::Add)   ? 0
+    bool f32 = ins.has(Modifier::F32);
+    if (f32 && !ins.has(Modifier::Min) && !ins.has(Modifier::Max))
+      unsupported(ins, "redux.sync on .f32 is .min or .max");
+    uint32_t op = f32 ? (ins.has(Modifier::Min) ? 6 : 7) : ins.has(Modifier::Add)   ? 0
                   : ins.has(Modifier::Min) ? 1
                   : ins.has(Modifier::Max) ? 2
                   : ins.has(Modifier::And) ? 3
@@ -179,7 +181,9 @@ void FunctionLowering::lower_warp(const ptx::Instruction& ins) {
     publish(value(ins, ins.operands[1], i32, false));
     stop(2);
     Function* f = lowering_.helper("mimic_warp_redux", i32, {ptr, i32, i32, i32, i32});
-    Value* r = b_.CreateCall(f, {block_, thread_index(), b_.getInt32(op), b_.getInt32(ins.has(Modifier::S32) ? 1 : 0),
+    Value* r = b_.CreateCall(f, {block_, thread_index(), b_.getInt32(op),
+                                 b_.getInt32(f32 ? (ins.has(Modifier::Abs) ? 1 : 0) | (ins.has(Modifier::NaN) ? 2 : 0)
+                                                 : ins.has(Modifier::S32) ? 1 : 0),
                                  member_mask(2)});
     store(ins, dst, r, false);
     return;
@@ -196,9 +200,9 @@ void FunctionLowering::lower_mbarrier(const ptx::Instruction& ins) {
   Type* i32 = b_.getInt32Ty();
   Type* i64 = b_.getInt64Ty();
   Type* ptr = b_.getPtrTy();
-  if (ins.has(Modifier::SharedCluster))
-    unsupported(ins, "mbarrier on distributed shared memory (.shared::cluster) is not supported yet");
-  Modifier space = ins.has(Modifier::Shared) || ins.has(Modifier::SharedCta) ? Modifier::Shared : Modifier::None;
+  Modifier space = ins.has(Modifier::Shared) || ins.has(Modifier::SharedCta) ? Modifier::Shared
+                   : ins.has(Modifier::SharedCluster)                        ? Modifier::SharedCluster
+                                                                             : Modifier::None;
   auto operand_u32 = [&](size_t i) { return value(ins, ins.operands[i], i32, false); };
   if (ins.has(Modifier::Init)) {
     Value* bar = address(ins, ins.operands[0], space);

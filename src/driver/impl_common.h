@@ -12,6 +12,7 @@ namespace mimic::runtime {
 struct GraphNode;
 struct Stream;
 struct KernelNodeParams;
+struct Function;
 } // namespace mimic::runtime
 
 namespace mimic::driver {
@@ -46,5 +47,9 @@ CUresult capture_mem_free(runtime::Stream* s, CUdeviceptr p);
 CUresult prepare_launch(runtime::Context* c, CUfunction fn, const unsigned grid[3], const unsigned block[3],
                         unsigned shared, void** params, void** extra, runtime::KernelNodeParams& out);
 CUresult run_launch(const runtime::KernelNodeParams& launch);
+// Whether the backend's code for `f` runs in clusters of `cluster` blocks (all zero: the
+// kernel's own .reqnctapercluster or cuFuncSetAttribute's required cluster, if any).
+// NOT_SUPPORTED, said once, when the code assumes smaller clusters.
+CUresult check_cluster_support(const runtime::Function& f, const unsigned cluster[3]);
 
 } // namespace mimic::driver

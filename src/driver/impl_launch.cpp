@@ -23,6 +23,7 @@ struct LaunchRequest {
   void** extra = nullptr;
   bool per_thread = false;
   bool cooperative = false;
+  unsigned cluster[3] = {0, 0, 0}; // CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION (0: none given)
   CUevent completion_event = nullptr;
 };
 
@@ -40,12 +41,15 @@ bool shape_ok(const runtime::Function& f, const unsigned grid[3], const unsigned
   return threads <= uint64_t(limit);
 }
 
-CUresult check_cluster(const CUlaunchAttributeValue& v, const LaunchRequest& r,
+CUresult check_cluster(const CUlaunchAttributeValue& v, LaunchRequest& r,
                        const runtime::Context* c) {
   const auto& d = v.clusterDim;
   if (d.x == 0 || d.y == 0 || d.z == 0) return CUDA_ERROR_INVALID_VALUE;
   if (r.grid[0] % d.x || r.grid[1] % d.y || r.grid[2] % d.z) return CUDA_ERROR_INVALID_VALUE;
   uint64_t size = uint64_t(d.x) * d.y * d.z;
+  r.cluster[0] = d.x;
+  r.cluster[1] = d.y;
+  r.cluster[2] = d.z;
   if (size == 1) return CUDA_SUCCESS;
   // Thread block clusters arrived with compute capability 9.0.
   if (c->device->properties().cc_major < 9 || size > kPortableClusterSize)
@@ -113,6 +117,9 @@ CUresult launch(const LaunchRequest& r) {
   runtime::Context* c = nullptr;
   runtime::Function* f = nullptr;
   if (CUresult e = occupancy_function(r.function, c, f)) return e;
+  if (r.cluster[0] && !runtime::resolve_function(r.function, c)) return CUDA_ERROR_INVALID_HANDLE;
+  if (r.cluster[0])
+    if (CUresult e = check_cluster_support(*runtime::resolve_function(r.function, c).value(), r.cluster)) return e;
   if (r.cooperative && shape_ok(*f, r.grid, r.block))
     if (CUresult e = check_cooperative_grid(f, r.grid, r.block, r.shared)) return e;
   auto run = r.per_thread ? cuLaunchKernel_v7000_ptsz : cuLaunchKernel_v4000;

@@ -218,6 +218,25 @@ CUresult launch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned b
 
 namespace mimic::driver {
 
+CUresult check_cluster_support(const runtime::Function& f, const unsigned cluster[3]) {
+  uint64_t blocks = uint64_t(cluster[0]) * cluster[1] * cluster[2];
+  if (blocks == 0) {
+    const unsigned* own = f.info->cluster_dims;
+    blocks = std::max(own[0], 1u) * uint64_t(std::max(own[1], 1u)) * std::max(own[2], 1u);
+    if (f.required_cluster[0] > 0)
+      blocks = uint64_t(f.required_cluster[0]) * std::max(f.required_cluster[1], 1) * std::max(f.required_cluster[2], 1);
+  }
+  unsigned limit = f.module->compiled ? f.module->compiled->max_cluster_blocks(size_t(f.info - f.module->program->kernels.data())) : 0;
+  if (limit == 0 || blocks <= limit)
+    return CUDA_SUCCESS;
+  warn_once("cluster:" + f.info->name,
+            "kernel '" + f.info->name + "' uses its thread block cluster (distributed shared memory, cluster "
+            "barriers or registers) and is launched in clusters of " + std::to_string(blocks) +
+            " blocks; the CPU backend runs such kernels in clusters of one block only: the launch fails "
+            "with CUDA_ERROR_NOT_SUPPORTED");
+  return CUDA_ERROR_NOT_SUPPORTED;
+}
+
 CUresult prepare_launch(runtime::Context* c, CUfunction fn, const unsigned grid[3], const unsigned block[3],
                         unsigned shared, void** params, void** extra, runtime::KernelNodeParams& out) {
   auto f = runtime::resolve_function(fn, c);
@@ -238,6 +257,9 @@ CUresult prepare_launch(runtime::Context* c, CUfunction fn, const unsigned grid[
     return CUDA_ERROR_INVALID_VALUE;
   if (gx > unsigned(p.max_grid_dim[0]) || gy > unsigned(p.max_grid_dim[1]) || gz > unsigned(p.max_grid_dim[2]))
     return CUDA_ERROR_INVALID_VALUE;
+  const unsigned no_cluster[3] = {0, 0, 0};
+  if (CUresult r = check_cluster_support(*f.value(), no_cluster))
+    return r;
   size_t shared_limit = f.value()->max_dynamic_shared_bytes ? size_t(f.value()->max_dynamic_shared_bytes)
                                                             : size_t(p.shared_memory_per_block) - k.static_shared_bytes;
   if (shared > shared_limit)

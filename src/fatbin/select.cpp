@@ -97,9 +97,17 @@ Result<PtxChoice> select_ptx(std::span<const PtxCandidate> candidates, unsigned 
   if (best)
     return PtxChoice{best->index, best->target, false};
 
+  // Nothing a device of this capability would run: the CPU emulates every architecture, so
+  // take the lowest generic PTX, or failing that the lowest family- or architecture-specific
+  // one (the caller warns that it is above the device).
   const PtxCandidate* fallback = nullptr;
+  auto lower = [](const PtxCandidate& a, const PtxCandidate& b) {
+    if (variant_rank(a.target.variant) != variant_rank(b.target.variant))
+      return variant_rank(a.target.variant) > variant_rank(b.target.variant);
+    return a.target.sm < b.target.sm;
+  };
   for (const PtxCandidate& c : candidates)
-    if (c.target.variant == 0 && (!fallback || c.target.sm < fallback->target.sm))
+    if (!fallback || lower(c, *fallback))
       fallback = &c;
   if (fallback)
     return PtxChoice{fallback->index, fallback->target, true};

@@ -27,6 +27,12 @@ public:
     (void)name;
     return 0;
   }
+  // The largest thread block cluster (in blocks) kernel `kernel` runs correctly in: 1 when
+  // its code assumes clusters of one block, 0 when it is not limited.
+  virtual unsigned max_cluster_blocks(size_t kernel) const {
+    (void)kernel;
+    return 0;
+  }
 };
 
 struct LaunchShape {

@@ -111,6 +111,9 @@ KernelInfo describe_kernel(const ptx::Module& m, const ptx::Function& f) {
         n *= v;
       k.max_threads_per_block = int(std::min<uint64_t>(n, 1024));
     }
+    if (d.name == ptx::Modifier::Reqnctapercluster)
+      for (size_t i = 0; i < 3; ++i)
+        k.cluster_dims[i] = i < d.values.size() ? unsigned(d.values[i]) : 1;
   }
   std::vector<const ptx::VarDecl*> shared = reached_shared(m, f);
   for (const ptx::Statement& s : f.body->statements) {

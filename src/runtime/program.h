@@ -31,6 +31,7 @@ struct KernelInfo {
   std::vector<ParamSlot> params;
   size_t param_bytes = 0;        // packed size of all parameters
   int max_threads_per_block = 0; // from .maxntid / .reqntid (0: unconstrained)
+  unsigned cluster_dims[3] = {0, 0, 0}; // from .reqnctapercluster (0: set at launch, or none)
   // The block's shared window: every .shared variable the kernel reaches (its own and the
   // module-level ones named by it or by the functions it calls) at an offset, then the
   // dynamic shared memory (extern .shared arrays, all at dynamic_shared_offset).

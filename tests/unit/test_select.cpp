@@ -60,11 +60,17 @@ TEST(Select, FallsBackToLowestGenericAboveDevice) {
   EXPECT_TRUE(r->above_device);
 }
 
-TEST(Select, FailsClearlyWhenNothingFits) {
-  std::vector<PtxCandidate> c{cand(0, "sm_90a")};
+TEST(Select, FallsBackToArchSpecificWhenNothingElse) {
+  std::vector<PtxCandidate> c{cand(0, "sm_100a"), cand(1, "sm_90a"), cand(2, "sm_100f")};
   auto r = select_ptx(c, 86);
-  ASSERT_FALSE(r);
-  EXPECT_NE(r.error().message().find("sm_90a"), std::string::npos);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->index, 2u); // family-specific before architecture-specific
+  EXPECT_TRUE(r->above_device);
+  std::vector<PtxCandidate> a{cand(0, "sm_100a"), cand(1, "sm_90a")};
+  EXPECT_EQ(select_ptx(a, 86)->index, 1u);
+}
+
+TEST(Select, FailsClearlyWhenNothingFits) {
   auto none = select_ptx({}, 86);
   ASSERT_FALSE(none);
   EXPECT_NE(none.error().message().find("no PTX"), std::string::npos);

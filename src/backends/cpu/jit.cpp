@@ -45,6 +45,7 @@ struct CompiledKernel {
   unsigned spill_slots = 0;
   size_t shared_bytes = 0; // static shared memory (dynamic starts at dynamic_offset)
   bool grid_sync = false;  // blocks wait for each other: all run at once
+  bool cluster = false;    // lowered for clusters of one block
   size_t dynamic_offset = 0;
 };
 
@@ -57,6 +58,9 @@ public:
   uint64_t function_address(std::string_view name) const override {
     auto it = functions.find(name);
     return it == functions.end() ? 0 : it->second;
+  }
+  unsigned max_cluster_blocks(size_t kernel) const override {
+    return kernel < kernels.size() && kernels[kernel].cluster ? 1 : 0;
   }
 };
 
@@ -221,6 +225,7 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
     k.local_bytes = lk.local_bytes;
     k.spill_slots = lk.spill_slots;
     k.grid_sync = lk.grid_sync;
+    k.cluster = lk.cluster;
     k.shared_bytes = program.kernels[i].static_shared_bytes;
     k.dynamic_offset = program.kernels[i].dynamic_shared_offset;
     out->kernels.push_back(std::move(k));

@@ -232,6 +232,46 @@ void load_matrix(BlockState& block, uint32_t warp_base, uint32_t group, const Ma
       std::memcpy(block.fragments + size_t(warp_base + lane) * kFragmentWords, &results[lane * 4], 16);
 }
 
+// stmatrix: lane l's register q holds row l/4, columns 2(l%4) and 2(l%4)+1 of matrix q (with
+// .trans, column l/4 of rows 2(l%4) and 2(l%4)+1); lane q*8+r gives the address of row r.
+void store_matrix(BlockState& block, uint32_t warp_base, uint32_t group, const MatrixOp& op) {
+  auto lane_words = [&](unsigned lane) { return block.fragments + size_t(warp_base + lane) * kFragmentWords; };
+  auto row_address = [&](unsigned lane) {
+    uint64_t a;
+    std::memcpy(&a, lane_words(lane), 8);
+    return reinterpret_cast<uint8_t*>(a);
+  };
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    if (!(group & (1u << lane)))
+      continue;
+    for (unsigned q = 0; q < op.m; ++q) {
+      uint32_t v = lane_words(lane)[2 + q];
+      if (!op.transpose) {
+        std::memcpy(row_address(q * 8 + lane / 4) + (lane % 4) * 4, &v, 4);
+      } else {
+        uint16_t lo = uint16_t(v), hi = uint16_t(v >> 16);
+        std::memcpy(row_address(q * 8 + 2 * (lane % 4)) + (lane / 4) * 2, &lo, 2);
+        std::memcpy(row_address(q * 8 + 2 * (lane % 4) + 1) + (lane / 4) * 2, &hi, 2);
+      }
+    }
+  }
+}
+
+// movmatrix.trans: lane l holds row l/4, columns 2(l%4) and 2(l%4)+1; element (r, c) is half
+// c%2 of lane 4r + c/2's word. The transposed fragment's (r, c) is the original's (c, r).
+void move_matrix(BlockState& block, uint32_t warp_base, uint32_t group) {
+  auto word = [&](unsigned lane) -> uint32_t& { return block.fragments[size_t(warp_base + lane) * kFragmentWords]; };
+  uint16_t a[8][8];
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    uint32_t v = (group & (1u << lane)) ? word(lane) : 0;
+    a[lane / 4][2 * (lane % 4)] = uint16_t(v);
+    a[lane / 4][2 * (lane % 4) + 1] = uint16_t(v >> 16);
+  }
+  for (unsigned lane = 0; lane < 32; ++lane)
+    if (group & (1u << lane))
+      word(lane) = uint32_t(a[2 * (lane % 4)][lane / 4]) | uint32_t(a[2 * (lane % 4) + 1][lane / 4]) << 16;
+}
+
 } // namespace
 
 void run_matrix_op(BlockState& block, uint32_t warp_base, uint32_t group) {
@@ -241,6 +281,10 @@ void run_matrix_op(BlockState& block, uint32_t warp_base, uint32_t group) {
   MatrixOp op = MatrixOp::decode(block.exchange[warp_base + first]);
   if (op.kind == MatrixOp::Ldmatrix)
     load_matrix(block, warp_base, group, op);
+  else if (op.kind == MatrixOp::Stmatrix)
+    store_matrix(block, warp_base, group, op);
+  else if (op.kind == MatrixOp::Movmatrix)
+    move_matrix(block, warp_base, group);
   else
     matrix_multiply(block, warp_base, group, op);
 }

@@ -3,6 +3,7 @@
 // (in `released`); each lane derives its own result here, with PTX ISA semantics.
 #include <algorithm>
 #include <bit>
+#include <cmath>
 
 #include "codegen/block_state.h"
 
@@ -106,9 +107,43 @@ extern "C" uint64_t mimic_warp_match(const BlockState* block, uint32_t t, uint32
   return (all ? uint64_t(w.members) : 0) | (uint64_t(all) << 32);
 }
 
+namespace {
+
+// redux.sync.min|max{.abs}{.NaN}.f32: -0 orders below +0; a NaN is ignored unless .NaN asks
+// for it to win (as the canonical NaN).
+uint32_t redux_f32(const BlockState* block, const Warp& w, bool max, bool abs, bool nan) {
+  bool seen_nan = false, any = false;
+  float acc = 0;
+  for (uint32_t m = w.members; m; m &= m - 1) {
+    float v = std::bit_cast<float>(value32(block, w, uint32_t(std::countr_zero(m))));
+    if (abs)
+      v = std::fabs(v);
+    if (std::isnan(v)) {
+      seen_nan = true;
+      continue;
+    }
+    if (!any) {
+      acc = v;
+      any = true;
+      continue;
+    }
+    bool less = v < acc || (v == acc && std::signbit(v) && !std::signbit(acc));
+    bool greater = v > acc || (v == acc && !std::signbit(v) && std::signbit(acc));
+    if (max ? greater : less)
+      acc = v;
+  }
+  if ((seen_nan && nan) || !any)
+    return 0x7fffffffu;
+  return std::bit_cast<uint32_t>(acc);
+}
+
+} // namespace
+
 extern "C" uint32_t mimic_warp_redux(const BlockState* block, uint32_t t, uint32_t op, uint32_t is_signed,
                                      uint32_t mask) {
   Warp w = warp_of(block, t, mask);
+  if (op == 6 || op == 7)
+    return redux_f32(block, w, op == 7, is_signed & 1, is_signed & 2);
   bool first = true;
   uint32_t acc = 0;
   for (uint32_t m = w.members; m; m &= m - 1) {
