@@ -45,7 +45,8 @@ check() { # FILE ARCH
 }
 
 # nvcc's PTX for each program at its lowest arch (its `// nvcc-flags: -arch=sm_NN`, or 75),
-# 90 and 120, built in parallel; then each module is checked.
+# 90 and 120, or only at its architecture-specific target; built in parallel, then each
+# module is checked.
 jobs=${MIMIC_PTXAS_JOBS:-$(nproc)}
 build_ptx() { # CU ARCH
   local out
@@ -56,6 +57,9 @@ export -f build_ptx
 export work nvcc
 for cu in "$programs"/*.cu; do
   min_arch=$(sed -n 's|^// nvcc-flags:.*-arch=sm_\([0-9]*\).*|\1|p' "$cu" | head -n 1)
+  # A program for one architecture-specific target (arch=compute_100a) builds for it only.
+  specific=$(sed -n 's|^// nvcc-flags:.*arch=compute_\([0-9]*[af]\).*|\1|p' "$cu" | head -n 1)
+  if [ -n "$specific" ]; then echo "$cu $specific"; continue; fi
   for a in ${min_arch:-75} 90 120; do
     if [ -n "$min_arch" ] && [ "$a" -lt "$min_arch" ]; then continue; fi
     echo "$cu $a"
@@ -67,7 +71,7 @@ if [ -f "$work/nvcc/failed" ]; then
   done < "$work/nvcc/failed"
 fi
 for out in "$work"/nvcc/*.ptx; do
-  a=$(echo "$out" | sed -E 's/.*\.compute_([0-9]+)\.ptx$/\1/')
+  a=$(echo "$out" | sed -E 's/.*\.compute_([0-9]+[af]?)\.ptx$/\1/')
   check "$out" "sm_$a"
 done
 
