@@ -1,0 +1,316 @@
+// bench_kernels: CUDA kernels that real programs use, each run as CUDA (on Mimic, when run
+// under `mimic run`), as native C++ with OpenMP and as OpenCL C on PoCL, on the same
+// inputs; the outputs are cross-checked against the OpenMP ones and each is timed.
+//
+//   mimic run -- bench_kernels [--quick] [--reps N] [--only NAME[,NAME...]] [--llc-multiple F]
+//
+// Timing: one untimed run first (for CUDA its time is reported as first_launch_ms: it
+// includes loading and JIT-compiling the kernel's module), then the median of N runs
+// (fewer, at least one, where they pass 10 s; `reps` says how many ran).
+// A run is the kernel's launches plus the wait for them (cudaDeviceSynchronize, clFinish,
+// the end of the parallel region); the data stays on the device between runs. Outputs are
+// checked after the first run. OpenMP and PoCL use as many threads as Mimic: MIMIC_THREADS,
+// or every hardware thread.
+//
+// Output, one line each (values in ms unless named _us; n/a where a platform is missing):
+//   config threads=T llc_bytes=B working_set_bytes=W reps=N pocl=DEVICE|n/a
+//   launch mimic_us=.. native_us=.. ratio=.. first_launch_ms=..
+//   kernel=NAME data_mb=.. mimic_ms=.. first_launch_ms=.. openmp_ms=.. pocl_ms=.. reps=M/O/P
+//          check=ok|mismatch|error          (on one line; reps: timed runs of Mimic/OpenMP/PoCL)
+// Details of a mismatch or an error go to standard error. Exits 0 when every check is ok.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "harness.h"
+
+namespace bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  bool quick = false;
+  unsigned reps = 5;
+  double llc_multiple = 4;
+  std::vector<std::string> only;
+};
+
+int usage(FILE* out) {
+  fprintf(out, "usage: bench_kernels [--quick] [--reps N] [--only NAME[,NAME...]] [--llc-multiple "
+               "F] [--list]\n"
+               "  Run it under `mimic run` (or on an NVIDIA GPU). --quick: small sizes; --reps: "
+               "timed runs per\n"
+               "  kernel (median, default 5); --only: these kernels (or `launch`); --llc-multiple: "
+               "data per\n"
+               "  memory-bound kernel as a multiple of the last-level cache (default 4).\n");
+  return out == stdout ? 0 : 2;
+}
+
+std::optional<Options> parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    if (a == "--quick") {
+      o.quick = true;
+    } else if (a == "--reps") {
+      const char* v = value();
+      if (!v || atoi(v) < 1) return std::nullopt;
+      o.reps = unsigned(atoi(v));
+    } else if (a == "--llc-multiple") {
+      const char* v = value();
+      if (!v || atof(v) <= 0) return std::nullopt;
+      o.llc_multiple = atof(v);
+    } else if (a == "--only") {
+      const char* v = value();
+      if (!v) return std::nullopt;
+      for (std::string list = v; !list.empty();) {
+        size_t comma = list.find(',');
+        o.only.push_back(list.substr(0, comma));
+        list = comma == std::string::npos ? "" : list.substr(comma + 1);
+      }
+    } else {
+      fprintf(stderr, "bench_kernels: unknown option '%s'\n", a.c_str());
+      return std::nullopt;
+    }
+  }
+  return o;
+}
+
+bool selected(const Options& o, const std::string& name) {
+  return o.only.empty() || std::find(o.only.begin(), o.only.end(), name) != o.only.end();
+}
+
+unsigned thread_count() {
+  if (const char* env = std::getenv("MIMIC_THREADS"); env && atoi(env) > 0)
+    return unsigned(atoi(env));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+// The last-level cache in bytes: the C library's answer, else the highest cache level in sysfs.
+size_t last_level_cache() {
+  long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (l3 > 0) return size_t(l3);
+  size_t best = 0;
+  int best_level = 0;
+  for (int index = 0; index < 8; ++index) {
+    std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+    std::ifstream level_file(dir + "level"), size_file(dir + "size");
+    int level = 0;
+    std::string size;
+    if (!(level_file >> level) || !(size_file >> size)) continue;
+    size_t bytes = std::strtoull(size.c_str(), nullptr, 10);
+    if (!size.empty() && (size.back() == 'K' || size.back() == 'k'))
+      bytes <<= 10;
+    else if (!size.empty() && size.back() == 'M')
+      bytes <<= 20;
+    if (level >= best_level) {
+      best_level = level;
+      best = bytes;
+    }
+  }
+  return best ? best : size_t(32) << 20;
+}
+
+size_t working_set(const Options& o, size_t llc) {
+  if (o.quick) return size_t(4) << 20;
+  auto bytes = size_t(double(llc) * o.llc_multiple);
+  // Every platform's copy and the reference outputs live at once: stay well inside memory.
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) bytes = std::min(bytes, size_t(pages) * size_t(page) / 12);
+  return std::max(bytes, size_t(16) << 20);
+}
+
+double median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// One platform's run of one problem.
+struct Measurement {
+  bool ran = false;
+  unsigned reps = 0;
+  std::string error;
+  double first_ms = 0, median_ms = 0;
+  std::vector<std::vector<unsigned char>> outputs; // by buffer index; empty where not compared
+};
+
+// The timed runs of one kernel on one platform stop early, after at least one, once they
+// have taken this long: a kernel that is very slow somewhere does not hold the run up.
+constexpr double kTimedBudgetMs = 10000;
+
+bool compared(const Buffer& b) {
+  return b.role == Role::Output || b.role == Role::InOut;
+}
+
+Measurement measure(Platform& platform, const Problem& problem, unsigned reps, bool settle) {
+  // OpenMP's idle workers spin for a while after a parallel region (libomp: 200 ms), and
+  // would take cores from the platform measured next.
+  if (settle) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  Measurement m;
+  try {
+    platform.load(problem);
+    auto start = Clock::now();
+    platform.run(problem);
+    m.first_ms = ms_since(start);
+    m.outputs.resize(problem.buffers.size());
+    for (size_t i = 0; i < problem.buffers.size(); ++i)
+      if (compared(problem.buffers[i])) {
+        m.outputs[i].resize(problem.buffers[i].bytes);
+        platform.fetch(problem, i, m.outputs[i].data());
+      }
+    std::vector<double> times;
+    double spent_ms = 0;
+    for (unsigned r = 0; r < reps && (r == 0 || spent_ms < kTimedBudgetMs); ++r) {
+      start = Clock::now();
+      platform.run(problem);
+      times.push_back(ms_since(start));
+      spent_ms += times.back();
+    }
+    m.median_ms = median(times);
+    m.reps = unsigned(times.size());
+    m.ran = true;
+  } catch (const std::exception& e) {
+    m.error = e.what();
+  }
+  try {
+    platform.unload();
+  } catch (const std::exception&) {
+  }
+  return m;
+}
+
+// Empty when `m` agrees with the reference, otherwise why not.
+std::string cross_check(const Problem& problem, const Measurement& m,
+                        const Measurement& reference) {
+  std::string differences;
+  for (size_t i = 0; i < problem.buffers.size(); ++i)
+    if (compared(problem.buffers[i])) {
+      std::string d = compare_buffer(problem, i, m.outputs[i], reference.outputs[i]);
+      if (!d.empty()) differences += (differences.empty() ? "" : "; ") + d;
+    }
+  return differences;
+}
+
+std::string format_ms(const Measurement* m, bool first = false) {
+  if (!m || !m->ran) return "n/a";
+  char text[32];
+  snprintf(text, sizeof text, "%.3f", first ? m->first_ms : m->median_ms);
+  return text;
+}
+
+// Runs one kernel on every platform; prints its line; returns whether its check is ok.
+bool bench_kernel(Kernel kernel, const Sizes& sizes, unsigned reps, Platform& cuda,
+                  Platform& openmp, Platform* opencl) {
+  const char* name = kKernelNames[size_t(kernel)];
+  Problem problem = make_problem(kernel, sizes);
+  const bool settle = !sizes.quick;
+  Measurement reference = measure(openmp, problem, reps, settle);
+  Measurement mimic = measure(cuda, problem, reps, settle);
+  std::optional<Measurement> pocl;
+  if (opencl) pocl = measure(*opencl, problem, reps, settle);
+  std::string check = "ok";
+  auto verify = [&](const char* platform, const Measurement& m) {
+    if (!m.ran) {
+      fprintf(stderr, "bench_kernels: %s on %s: %s\n", name, platform, m.error.c_str());
+      check = "error";
+      return;
+    }
+    if (!reference.ran) return;
+    std::string d = cross_check(problem, m, reference);
+    if (d.empty()) return;
+    fprintf(stderr, "bench_kernels: %s on %s differs from OpenMP: %s\n", name, platform, d.c_str());
+    if (check == "ok") check = "mismatch";
+  };
+  verify("OpenMP", reference);
+  verify("Mimic", mimic);
+  if (pocl) verify("PoCL", *pocl);
+  printf("kernel=%s data_mb=%.1f mimic_ms=%s first_launch_ms=%s openmp_ms=%s pocl_ms=%s "
+         "reps=%u/%u/%u check=%s\n",
+         name, double(problem.data_bytes()) / (1 << 20), format_ms(&mimic).c_str(),
+         format_ms(&mimic, true).c_str(), format_ms(&reference).c_str(),
+         format_ms(pocl ? &*pocl : nullptr).c_str(), mimic.reps, reference.reps,
+         pocl ? pocl->reps : 0, check.c_str());
+  fflush(stdout);
+  return check == "ok";
+}
+
+int run(const Options& o) {
+  const unsigned threads = thread_count();
+  const size_t llc = last_level_cache();
+  Sizes sizes{working_set(o, llc), o.quick};
+  for (const std::string& name : o.only)
+    if (name != "launch" &&
+        std::find_if(std::begin(kKernelNames), std::end(kKernelNames),
+                     [&](const char* k) { return name == k; }) == std::end(kKernelNames)) {
+      fprintf(stderr, "bench_kernels: no kernel named '%s' (see --list)\n", name.c_str());
+      return 2;
+    }
+  std::unique_ptr<Platform> cuda, openmp, opencl;
+  std::string pocl_device = "n/a";
+  try {
+    cuda = make_cuda_platform();
+    openmp = make_openmp_platform(threads);
+  } catch (const std::exception& e) {
+    fprintf(stderr, "bench_kernels: %s\n", e.what());
+    return 2;
+  }
+  try {
+    opencl = make_opencl_platform(threads, pocl_device);
+  } catch (const std::exception& e) {
+    fprintf(stderr, "bench_kernels: no PoCL column: %s\n", e.what());
+  }
+  for (char& c : pocl_device)
+    if (c == ' ') c = '_';
+  printf("config threads=%u llc_bytes=%zu working_set_bytes=%zu reps=%u pocl=%s\n", threads, llc,
+         sizes.working_set, o.reps, pocl_device.c_str());
+  fflush(stdout);
+  bool ok = true;
+  if (selected(o, "launch")) {
+    try {
+      LaunchTimes t = measure_launch(threads, o.quick ? 200 : 2000);
+      printf("launch mimic_us=%.2f native_us=%.2f ratio=%.2f first_launch_ms=%.3f\n", t.mimic_us,
+             t.native_us, t.mimic_us / t.native_us, t.first_launch_ms);
+    } catch (const std::exception& e) {
+      fprintf(stderr, "bench_kernels: launch: %s\n", e.what());
+      printf("launch mimic_us=n/a native_us=n/a ratio=n/a first_launch_ms=n/a\n");
+      ok = false;
+    }
+    fflush(stdout);
+  }
+  for (size_t k = 0; k < kKernelCount; ++k)
+    if (selected(o, kKernelNames[k]))
+      ok &= bench_kernel(Kernel(k), sizes, o.reps, *cuda, *openmp, opencl.get());
+  return ok ? 0 : 1;
+}
+
+} // namespace
+} // namespace bench
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return bench::usage(stdout);
+    if (!strcmp(argv[i], "--list")) {
+      for (const char* name : bench::kKernelNames)
+        printf("%s\n", name);
+      return 0;
+    }
+  }
+  auto options = bench::parse(argc, argv);
+  if (!options) return bench::usage(stderr);
+  return bench::run(*options);
+}
