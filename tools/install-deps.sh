@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Mimic builds and tests with, if any are missing.
+#   install-deps.sh          what the build and the tests need
+#   install-deps.sh --bench  also what bench/kernels needs (OpenMP for clang, OpenCL and PoCL)
 # Safe to run repeatedly; needs root (or sudo) only when something is missing.
 set -euo pipefail
 packages=(
@@ -8,6 +10,15 @@ packages=(
   llvm-22-dev
   liblz4-dev libzstd-dev libgtest-dev
 )
+bench_packages=(
+  libomp-22-dev
+  ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd
+)
+case "${1:-}" in
+  --bench) packages+=("${bench_packages[@]}") ;;
+  "") ;;
+  *) echo "usage: install-deps.sh [--bench]" >&2; exit 2 ;;
+esac
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
