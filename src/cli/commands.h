@@ -13,6 +13,7 @@ int cmd_extract(const Args& args);
 int cmd_ptx(const Args& args);
 int cmd_info(const Args& args);
 int cmd_run(const Args& args);
+int cmd_bench(const Args& args);
 
 std::optional<std::string> ptx_roundtrip(const std::string& text, const std::string& origin);
 

@@ -1,0 +1,297 @@
+// mimic bench kernels [--quick] [--reps N] [--only NAME[,NAME...]] [--llc-multiple F]
+//
+// Runs bench/kernels' harness (bench_kernels, beside this executable; built first if it
+// is missing) twice under `mimic run` with a fresh, empty MIMIC_CACHE_DIR: the first run
+// finds the JIT cache cold, the second warm. Prints each run's lines as they come
+// (prefixed run=cold / run=warm), then a table of the warm run's times with both runs'
+// first-launch times, the empty-launch round trip, and last
+// `geomean mimic/openmp=X.XX mimic/pocl=Y.YY`.
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+
+namespace mimic::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+int usage(FILE* out) {
+  fprintf(out,
+          "usage: mimic bench <benchmark> [options]\n\n"
+          "benchmarks:\n"
+          "  kernels   CUDA kernels on Mimic against the same algorithms in OpenMP and on PoCL\n"
+          "            options: --quick (small sizes), --reps N (timed runs, median; default 5),\n"
+          "                     --only NAME[,NAME...] (kernels, or `launch`),\n"
+          "                     --llc-multiple F (data per kernel, times the last-level cache; "
+          "default 4)\n"
+          "  ab        not yet available\n"
+          "  ppo       not yet available\n"
+          "  cublas    not yet available\n");
+  return out == stdout ? 0 : 2;
+}
+
+fs::path self_path() {
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return {};
+  self[n] = 0;
+  return self;
+}
+
+// Starts `argv` with its standard output on `stdout_fd` (when not -1); returns its pid.
+pid_t start(const std::vector<std::string>& argv, int stdout_fd = -1) {
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  if (stdout_fd >= 0) dup2(stdout_fd, STDOUT_FILENO);
+  std::vector<char*> args;
+  for (const std::string& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  execvp(args[0], args.data());
+  fprintf(stderr, "mimic bench: cannot run '%s': %s\n", args[0], strerror(errno));
+  _exit(127);
+}
+
+// Its exit status, or 128 + the signal that ended it.
+int wait_for(pid_t pid) {
+  if (pid < 0) return 127;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return 127;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// bench_kernels beside this executable; built through the build tree it came from if missing.
+std::optional<fs::path> find_harness() {
+  fs::path harness = self_path().parent_path() / "bench_kernels";
+  if (access(harness.c_str(), X_OK) == 0) return harness;
+#ifdef MIMIC_BUILD_DIR
+  if (fs::exists(fs::path(MIMIC_BUILD_DIR) / "CMakeCache.txt")) {
+    fprintf(stderr,
+            "mimic bench: building bench_kernels (cmake --build %s --target bench_kernels)\n",
+            MIMIC_BUILD_DIR);
+    fflush(stderr);
+    int status = wait_for(
+        start({MIMIC_CMAKE_COMMAND, "--build", MIMIC_BUILD_DIR, "--target", "bench_kernels"}));
+    if (access(harness.c_str(), X_OK) == 0) return harness;
+    if (status != 0 && fs::exists(fs::path(MIMIC_BUILD_DIR) / "bench" / "kernels" / "cuda")) {
+      fprintf(stderr, "mimic bench: building bench_kernels failed (see above)\n");
+      return std::nullopt;
+    }
+  }
+#endif
+  fprintf(stderr,
+          "mimic bench: %s is not built. It needs nvcc, OpenMP and OpenCL (PoCL): run "
+          "tools/install-deps.sh "
+          "--bench, reconfigure the build and build the target bench_kernels\n",
+          harness.c_str());
+  return std::nullopt;
+}
+
+// One line of the harness, `word key=value key=value ...`, as a map ("" holds the first word
+// when it has no '=').
+using Record = std::map<std::string, std::string>;
+
+Record parse_line(const std::string& line) {
+  Record r;
+  size_t pos = 0;
+  while (pos < line.size()) {
+    size_t end = line.find(' ', pos);
+    if (end == std::string::npos) end = line.size();
+    std::string word = line.substr(pos, end - pos);
+    size_t eq = word.find('=');
+    if (eq == std::string::npos)
+      r[""] = word;
+    else
+      r[word.substr(0, eq)] = word.substr(eq + 1);
+    pos = end + 1;
+  }
+  return r;
+}
+
+struct RunResult {
+  int status = 0;
+  std::optional<Record> config, launch;
+  std::vector<Record> kernels;
+};
+
+// Runs the harness under `mimic run` with `cache_dir` as MIMIC_CACHE_DIR, echoing its
+// lines prefixed by run=LABEL.
+RunResult run_harness(const fs::path& mimic, const fs::path& harness,
+                      const std::vector<std::string>& args, const std::string& cache_dir,
+                      const char* label) {
+  RunResult result;
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    result.status = 127;
+    return result;
+  }
+  setenv("MIMIC_CACHE_DIR", cache_dir.c_str(), 1);
+  std::vector<std::string> argv = {mimic.string(), "run", "--", harness.string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  pid_t pid = start(argv, fds[1]);
+  close(fds[1]);
+  FILE* in = fdopen(fds[0], "r");
+  char buffer[4096];
+  while (in && fgets(buffer, sizeof buffer, in)) {
+    std::string line = buffer;
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r'))
+      line.pop_back();
+    printf("run=%s %s\n", label, line.c_str());
+    fflush(stdout);
+    Record r = parse_line(line);
+    if (r.count("kernel"))
+      result.kernels.push_back(r);
+    else if (r[""] == "config")
+      result.config = r;
+    else if (r[""] == "launch")
+      result.launch = r;
+  }
+  if (in) fclose(in);
+  result.status = wait_for(pid);
+  return result;
+}
+
+std::optional<double> number(const Record& r, const char* key) {
+  auto it = r.find(key);
+  if (it == r.end() || it->second.empty() || it->second == "n/a") return std::nullopt;
+  char* end = nullptr;
+  double v = strtod(it->second.c_str(), &end);
+  if (*end) return std::nullopt;
+  return v;
+}
+
+std::string cell(std::optional<double> v, const char* format = "%.3f") {
+  if (!v) return "n/a";
+  char text[32];
+  snprintf(text, sizeof text, format, *v);
+  return text;
+}
+
+std::optional<double> ratio(std::optional<double> a, std::optional<double> b) {
+  if (!a || !b || *b <= 0) return std::nullopt;
+  return *a / *b;
+}
+
+std::string geomean(const std::vector<double>& ratios) {
+  if (ratios.empty()) return "n/a";
+  double logs = 0;
+  for (double r : ratios)
+    logs += std::log(r);
+  return cell(std::exp(logs / double(ratios.size())), "%.2f");
+}
+
+const Record* find_kernel(const RunResult& run, const std::string& name) {
+  for (const Record& r : run.kernels)
+    if (r.at("kernel") == name) return &r;
+  return nullptr;
+}
+
+// The table: the warm run's times, both runs' first launches; then the launch and geomean lines.
+bool print_summary(const RunResult& cold, const RunResult& warm) {
+  printf("\n%-13s %9s %11s %11s %11s %13s %11s %14s %14s  %s\n", "kernel", "data MB", "Mimic ms",
+         "OpenMP ms", "PoCL ms", "mimic/openmp", "mimic/pocl", "1st cold ms", "1st warm ms",
+         "check");
+  std::vector<double> vs_openmp, vs_pocl;
+  bool ok = cold.status == 0 && warm.status == 0;
+  for (const Record& w : warm.kernels) {
+    const std::string& name = w.at("kernel");
+    const Record* c = find_kernel(cold, name);
+    auto mimic = number(w, "mimic_ms"), openmp = number(w, "openmp_ms"),
+         pocl = number(w, "pocl_ms");
+    auto r_openmp = ratio(mimic, openmp), r_pocl = ratio(mimic, pocl);
+    if (r_openmp) vs_openmp.push_back(*r_openmp);
+    if (r_pocl) vs_pocl.push_back(*r_pocl);
+    std::string check = w.count("check") ? w.at("check") : "?";
+    if (!c)
+      check = "cold-missing";
+    else if (check == "ok" && c->count("check"))
+      check = c->at("check");
+    ok &= check == "ok";
+    printf("%-13s %9s %11s %11s %11s %13s %11s %14s %14s  %s\n", name.c_str(),
+           cell(number(w, "data_mb"), "%.1f").c_str(), cell(mimic).c_str(), cell(openmp).c_str(),
+           cell(pocl).c_str(), cell(r_openmp, "%.2f").c_str(), cell(r_pocl, "%.2f").c_str(),
+           cell(c ? number(*c, "first_launch_ms") : std::nullopt, "%.1f").c_str(),
+           cell(number(w, "first_launch_ms"), "%.1f").c_str(), check.c_str());
+  }
+  ok &= !warm.kernels.empty() || warm.launch.has_value();
+  if (warm.launch) {
+    const Record& l = *warm.launch;
+    printf("\nlaunch mimic_us=%s native_us=%s ratio=%s (empty kernel launch + synchronize against "
+           "a native "
+           "thread-pool dispatch of the same blocks; goal: ratio <= 3)\n",
+           cell(number(l, "mimic_us"), "%.2f").c_str(),
+           cell(number(l, "native_us"), "%.2f").c_str(), cell(number(l, "ratio"), "%.2f").c_str());
+  }
+  printf("geomean mimic/openmp=%s mimic/pocl=%s\n", geomean(vs_openmp).c_str(),
+         geomean(vs_pocl).c_str());
+  return ok;
+}
+
+int bench_kernels(const Args& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") return usage(stdout);
+    bool takes_value = a == "--reps" || a == "--only" || a == "--llc-multiple";
+    if (takes_value && i + 1 >= args.size()) {
+      fprintf(stderr, "mimic bench kernels: %s needs a value\n", a.c_str());
+      return 2;
+    }
+    if (!takes_value && a != "--quick") {
+      fprintf(stderr, "mimic bench kernels: unknown option '%s'\n", a.c_str());
+      return usage(stderr);
+    }
+    i += takes_value;
+  }
+  auto harness = find_harness();
+  if (!harness) return 127;
+  std::string cache_template = (fs::temp_directory_path() / "mimic-bench-cache-XXXXXX").string();
+  if (!mkdtemp(cache_template.data())) {
+    fprintf(stderr, "mimic bench: cannot create a temporary cache directory: %s\n",
+            strerror(errno));
+    return 1;
+  }
+  const fs::path mimic = self_path();
+  RunResult cold = run_harness(mimic, *harness, args, cache_template, "cold");
+  RunResult warm = run_harness(mimic, *harness, args, cache_template, "warm");
+  std::error_code ignored;
+  fs::remove_all(cache_template, ignored);
+  if (warm.config) {
+    Record& c = *warm.config;
+    printf("\nthreads=%s working_set_bytes=%s reps=%s pocl=%s\n", c["threads"].c_str(),
+           c["working_set_bytes"].c_str(), c["reps"].c_str(), c["pocl"].c_str());
+  }
+  return print_summary(cold, warm) ? 0 : 1;
+}
+
+} // namespace
+
+int cmd_bench(const Args& args) {
+  if (args.empty()) return usage(stderr);
+  const std::string& what = args[0];
+  if (what == "--help" || what == "-h") return usage(stdout);
+  Args rest(args.begin() + 1, args.end());
+  if (what == "kernels") return bench_kernels(rest);
+  if (what == "ab" || what == "ppo" || what == "cublas") {
+    fprintf(stderr, "mimic bench %s: not yet available\n", what.c_str());
+    return 2;
+  }
+  fprintf(stderr, "mimic bench: unknown benchmark '%s'\n", what.c_str());
+  return usage(stderr);
+}
+
+} // namespace mimic::cli
