@@ -96,7 +96,7 @@ void histogram(void* const* b, const Params& p) {
   const unsigned char* bytes = as<unsigned char>(b[0]);
   uint32_t bins[256] = {};
   const size_t n = p.n;
-#pragma omp parallel for reduction(+ : bins[:256]) schedule(static)
+#pragma omp parallel for reduction(+ : bins[ : 256]) schedule(static)
   for (size_t i = 0; i < n; ++i)
     ++bins[bytes[i]];
   std::memcpy(b[1], bins, sizeof bins);
