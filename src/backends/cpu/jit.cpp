@@ -16,7 +16,9 @@
 #include <mutex>
 #include <thread>
 
+#include <llvm/ExecutionEngine/ObjectCache.h>
 #include <llvm/ExecutionEngine/Orc/AbsoluteSymbols.h>
+#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -24,6 +26,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include "backends/cpu/check.h"
+#include "backends/cpu/code_cache.h"
 #include "backends/cpu/matrix.h"
 #include "codegen/lower.h"
 #include "codegen/texture_abi.h"
@@ -49,8 +52,19 @@ struct CompiledKernel {
   size_t dynamic_offset = 0;
 };
 
+// Keeps the object code LLJIT compiles, for the disk cache.
+class ObjectCapture final : public llvm::ObjectCache {
+public:
+  std::string object;
+  void notifyObjectCompiled(const llvm::Module*, llvm::MemoryBufferRef buffer) override {
+    object.assign(buffer.getBufferStart(), buffer.getBufferSize());
+  }
+  std::unique_ptr<llvm::MemoryBuffer> getObject(const llvm::Module*) override { return nullptr; }
+};
+
 class CpuCompiledProgram final : public runtime::CompiledProgram {
 public:
+  ObjectCapture capture; // before `jit`, which holds a pointer to it
   std::unique_ptr<llvm::orc::LLJIT> jit;
   std::vector<CompiledKernel> kernels;
   std::map<std::string, uint64_t, std::less<>> functions; // address-taken .func
@@ -144,33 +158,63 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
   // system object), and compiles are rare next to launches.
   static std::mutex compile_mutex;
   std::lock_guard compile_lock(compile_mutex);
-  auto lowered = codegen::lower(program, config::check_memory());
-  if (!lowered)
-    return lowered.error();
-  codegen::LoweredProgram& lp = lowered.value();
-  define_special_registers(*lp.module);
-  // MIMIC_DUMP_IR=FILE writes the IR before and after optimisation (for debugging Mimic).
+  // MIMIC_DUMP_IR=FILE writes the IR before and after optimisation (for debugging Mimic);
+  // it needs a compile, so it bypasses the cache.
   const char* dump = std::getenv("MIMIC_DUMP_IR");
-  auto write_ir = [&](const char* suffix) {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(std::string(dump) + suffix, ec);
-    if (!ec)
-      lp.module->print(os, nullptr);
-  };
-  if (dump && *dump)
-    write_ir(".lowered.ll");
-  optimise(*lp.module);
-  if (dump && *dump)
-    write_ir(".optimised.ll");
+  const bool dumping = dump && *dump;
+  const bool check = config::check_memory();
+  const std::string key = cache_directory().empty() || dumping ? std::string() : cache_key(program, check);
+  std::optional<CachedCode> cached = key.empty() ? std::nullopt : cache_load(key);
+  // What the executor needs to know, from the cache or from lowering.
+  CachedCode code;
+  codegen::LoweredProgram lp;
+  if (cached) {
+    code = std::move(*cached);
+    if (code.kernels.size() != program.kernels.size())
+      return Error(program.origin + ": the JIT cache entry " + key + " does not match the program; clear the "
+                                    "cache (mimic cache clear)", CUDA_ERROR_UNKNOWN);
+  } else {
+    auto lowered = codegen::lower(program, check);
+    if (!lowered)
+      return lowered.error();
+    lp = std::move(lowered.value());
+    define_special_registers(*lp.module);
+    auto write_ir = [&](const char* suffix) {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(std::string(dump) + suffix, ec);
+      if (!ec)
+        lp.module->print(os, nullptr);
+    };
+    if (dumping)
+      write_ir(".lowered.ll");
+    optimise(*lp.module);
+    if (dumping)
+      write_ir(".optimised.ll");
+    code.kernels = lp.kernels;
+    code.globals = lp.globals;
+    code.address_taken = lp.address_taken;
+  }
 
-  auto jit = llvm::orc::LLJITBuilder().create();
+  auto out = std::make_shared<CpuCompiledProgram>();
+  llvm::orc::LLJITBuilder builder;
+  if (!cached && !key.empty()) {
+    ObjectCapture* capture = &out->capture;
+    builder.setCompileFunctionCreator(
+        [capture](llvm::orc::JITTargetMachineBuilder jtmb)
+            -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
+          auto tm = jtmb.createTargetMachine();
+          if (!tm)
+            return tm.takeError();
+          return std::make_unique<llvm::orc::TMOwningSimpleCompiler>(std::move(*tm), capture);
+        });
+  }
+  auto jit = builder.create();
   if (!jit)
     return Error("cannot start the JIT: " + llvm::toString(jit.takeError()), CUDA_ERROR_UNKNOWN);
-  auto out = std::make_shared<CpuCompiledProgram>();
   out->jit = std::move(jit.get());
   llvm::orc::JITDylib& dylib = out->jit->getMainJITDylib();
   llvm::orc::SymbolMap symbols;
-  for (const std::string& name : lp.globals) {
+  for (const std::string& name : code.globals) {
     auto it = globals.find(name);
     if (it == globals.end())
       return Error(program.origin + ": global '" + name + "' has no address in this module", CUDA_ERROR_INVALID_PTX);
@@ -209,10 +253,16 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
   if (!process)
     return Error("cannot search the process for symbols: " + llvm::toString(process.takeError()), CUDA_ERROR_UNKNOWN);
   dylib.addGenerator(std::move(process.get()));
-  if (llvm::Error e = out->jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(lp.module), std::move(lp.context))))
+  if (cached) {
+    auto buffer = llvm::MemoryBuffer::getMemBufferCopy(code.object, "mimic-cache-" + key);
+    if (llvm::Error e = out->jit->addObjectFile(std::move(buffer)))
+      return Error("adding cached code to the JIT: " + llvm::toString(std::move(e)) + " (mimic cache clear)",
+                   CUDA_ERROR_UNKNOWN);
+  } else if (llvm::Error e = out->jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(lp.module), std::move(lp.context)))) {
     return Error("adding the module to the JIT: " + llvm::toString(std::move(e)), CUDA_ERROR_UNKNOWN);
-  for (size_t i = 0; i < lp.kernels.size(); ++i) {
-    const codegen::LoweredKernel& lk = lp.kernels[i];
+  }
+  for (size_t i = 0; i < code.kernels.size(); ++i) {
+    const codegen::LoweredKernel& lk = code.kernels[i];
     auto address = out->jit->lookup(lk.symbol);
     if (!address)
       return Error(program.origin + ": compiling " + program.kernels[i].name + ": " +
@@ -230,12 +280,17 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
     k.dynamic_offset = program.kernels[i].dynamic_shared_offset;
     out->kernels.push_back(std::move(k));
   }
-  for (const auto& [name, symbol] : lp.address_taken) {
+  for (const auto& [name, symbol] : code.address_taken) {
     auto address = out->jit->lookup(symbol);
     if (!address)
       return Error(program.origin + ": compiling function " + name + ": " + llvm::toString(address.takeError()),
                    CUDA_ERROR_INVALID_PTX);
     out->functions[name] = address->getValue();
+  }
+  // Everything is compiled by now (the lookups did it): keep the object for next time.
+  if (!cached && !key.empty() && !out->capture.object.empty()) {
+    code.object = std::move(out->capture.object);
+    cache_store(key, code);
   }
   return std::shared_ptr<runtime::CompiledProgram>(std::move(out));
 }

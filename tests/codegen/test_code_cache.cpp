@@ -1,0 +1,134 @@
+// The CPU backend's JIT cache: a second compile of the same program loads the stored
+// machine code and runs it; a damaged entry is detected and replaced; the key follows the
+// PTX and the options that change the code.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "backends/cpu/code_cache.h"
+#include "backends/cpu/jit.h"
+
+namespace {
+
+const char* kPtx = R"(
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry twice(.param .u64 out, .param .u32 n) {
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p;
+  ld.param.u64 %rd1, [out];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %tid.x;
+  setp.ge.u32 %p, %r2, %r1;
+  @%p ret;
+  mul.wide.u32 %rd2, %r2, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  shl.b32 %r3, %r2, 1;
+  st.global.u32 [%rd3], %r3;
+  ret;
+}
+)";
+
+class CodeCache : public ::testing::Test {
+protected:
+  std::filesystem::path dir;
+  void SetUp() override {
+    char tmpl[] = "/tmp/mimic-cache-test-XXXXXX";
+    dir = mkdtemp(tmpl);
+    setenv("MIMIC_CACHE_DIR", dir.c_str(), 1);
+  }
+  void TearDown() override {
+    unsetenv("MIMIC_CACHE_DIR");
+    std::filesystem::remove_all(dir);
+  }
+  // Compiles kPtx and runs it over 64 threads; true when every output is right.
+  bool compile_and_run(const std::string& ptx) {
+    auto program = mimic::runtime::load_program_from_ptx(ptx, "cache test");
+    if (!program)
+      return false;
+    auto compiled = mimic::cpu::compile_for_cpu(*program.value(), {});
+    if (!compiled)
+      return false;
+    std::vector<uint32_t> out(64, 7);
+    struct {
+      uint32_t* out;
+      uint32_t n;
+    } args{out.data(), 64};
+    mimic::runtime::LaunchShape shape;
+    shape.block[0] = 64;
+    if (mimic::cpu::launch_on_cpu(*compiled.value(), 0, shape, &args) != CUDA_SUCCESS)
+      return false;
+    for (uint32_t i = 0; i < 64; ++i)
+      if (out[i] != 2 * i)
+        return false;
+    return true;
+  }
+  std::vector<std::filesystem::path> entries() {
+    std::vector<std::filesystem::path> out;
+    for (const auto& e : std::filesystem::directory_iterator(dir / "cpu"))
+      out.push_back(e.path());
+    return out;
+  }
+};
+
+TEST_F(CodeCache, SecondCompileLoadsTheStoredCode) {
+  ASSERT_TRUE(compile_and_run(kPtx));
+  auto first = entries();
+  ASSERT_EQ(first.size(), 1u);
+  auto written = std::filesystem::last_write_time(first[0]);
+  ASSERT_TRUE(compile_and_run(kPtx));
+  auto second = entries();
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(std::filesystem::last_write_time(second[0]), written); // read, not rewritten
+  auto summary = mimic::cpu::cache_summary();
+  EXPECT_EQ(summary.entries, 1u);
+  EXPECT_GT(summary.bytes, 0u);
+  EXPECT_EQ(mimic::cpu::cache_clear(), 1u);
+  EXPECT_EQ(mimic::cpu::cache_summary().entries, 0u);
+}
+
+TEST_F(CodeCache, DamagedOrTruncatedEntriesAreReplaced) {
+  ASSERT_TRUE(compile_and_run(kPtx));
+  auto path = entries().at(0);
+  auto size = std::filesystem::file_size(path);
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(std::streamoff(size / 2));
+    f.write("garbage!", 8);
+  }
+  ASSERT_TRUE(compile_and_run(kPtx));
+  EXPECT_EQ(std::filesystem::file_size(path), size); // rewritten whole
+  std::filesystem::resize_file(path, 40);
+  ASSERT_TRUE(compile_and_run(kPtx));
+  EXPECT_EQ(std::filesystem::file_size(path), size);
+  { std::ofstream(path, std::ios::binary | std::ios::trunc) << "not an entry"; }
+  ASSERT_TRUE(compile_and_run(kPtx));
+  EXPECT_EQ(std::filesystem::file_size(path), size);
+}
+
+TEST_F(CodeCache, KeyFollowsPtxAndOptions) {
+  auto a = mimic::runtime::load_program_from_ptx(kPtx, "a");
+  std::string other = std::string(kPtx) + "\n// a comment changes the text\n";
+  auto b = mimic::runtime::load_program_from_ptx(other, "b");
+  ASSERT_TRUE(a && b);
+  std::string ka = mimic::cpu::cache_key(*a.value(), false);
+  EXPECT_EQ(ka.size(), 64u);
+  EXPECT_EQ(ka, mimic::cpu::cache_key(*a.value(), false));
+  EXPECT_NE(ka, mimic::cpu::cache_key(*b.value(), false));
+  EXPECT_NE(ka, mimic::cpu::cache_key(*a.value(), true));
+}
+
+TEST_F(CodeCache, OffMeansNoFiles) {
+  setenv("MIMIC_CACHE", "0", 1);
+  EXPECT_TRUE(mimic::cpu::cache_directory().empty());
+  ASSERT_TRUE(compile_and_run(kPtx));
+  unsetenv("MIMIC_CACHE");
+  EXPECT_FALSE(std::filesystem::exists(dir / "cpu"));
+}
+
+} // namespace
