@@ -80,7 +80,8 @@ public:
 // Each returns the platform or throws saying why it is unavailable.
 std::unique_ptr<Platform> make_cuda_platform();
 std::unique_ptr<Platform> make_openmp_platform(unsigned threads);
-std::unique_ptr<Platform> make_opencl_platform(unsigned threads, std::string& device_name);
+// `device` gets the OpenCL device's name and its compute units (PoCL: worker threads).
+std::unique_ptr<Platform> make_opencl_platform(unsigned threads, std::string& device);
 
 // The empty-kernel round trip: launches an empty kernel of `blocks` blocks of 32 threads
 // and waits for it. cuda_empty_launch_prepare loads the module first.

@@ -64,7 +64,9 @@ public:
           "opencl: PoCL is not among the OpenCL platforms (install pocl-opencl-icd)");
     check(clGetDeviceIDs(pocl, CL_DEVICE_TYPE_CPU, 1, &device_, nullptr),
           "clGetDeviceIDs (PoCL CPU device)");
-    name = device_name(device_);
+    cl_uint units = 0;
+    clGetDeviceInfo(device_, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, nullptr);
+    name = device_name(device_) + " (" + std::to_string(units) + " compute units)";
     cl_int status;
     context_ = clCreateContext(nullptr, 1, &device_, nullptr, nullptr, &status);
     check(status, "clCreateContext");
@@ -225,13 +227,13 @@ private:
 
 } // namespace
 
-std::unique_ptr<Platform> make_opencl_platform(unsigned threads, std::string& device_name) {
+std::unique_ptr<Platform> make_opencl_platform(unsigned threads, std::string& device) {
   // PoCL's CPU driver sizes its worker pool from these (POCL_MAX_PTHREAD_COUNT up to PoCL
   // 3, POCL_CPU_MAX_CU_NUM from PoCL 4); they must be set before the platform loads.
   std::string count = std::to_string(threads);
   setenv("POCL_MAX_PTHREAD_COUNT", count.c_str(), 0);
   setenv("POCL_CPU_MAX_CU_NUM", count.c_str(), 0);
-  return std::make_unique<OpenClPlatform>(device_name);
+  return std::make_unique<OpenClPlatform>(device);
 }
 
 } // namespace bench
