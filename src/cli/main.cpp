@@ -18,6 +18,9 @@ const Command kCommands[] = {
     {"extract", mimic::cli::cmd_extract, "write the device code entries of binaries to files"},
     {"ptx", mimic::cli::cmd_ptx, "parse, print and round-trip PTX files"},
     {"bench", mimic::cli::cmd_bench, "benchmarks: CUDA kernels on Mimic against OpenMP and PoCL"},
+#ifdef MIMIC_HAVE_CODEGEN
+    {"cache", mimic::cli::cmd_cache, "the JIT cache: show, clear, warm (compile a program's kernels ahead)"},
+#endif
 };
 
 void usage(FILE* out) {
