@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -201,39 +202,57 @@ const Record* find_kernel(const RunResult& run, const std::string& name) {
   return nullptr;
 }
 
-// The table: the warm run's times, both runs' first launches; then the launch and geomean lines.
+// The check of one kernel over both runs: a run that did not report the kernel fails it.
+std::string combined_check(const Record* cold, const Record* warm) {
+  if (!cold) return "no-cold-run";
+  if (!warm) return "no-warm-run";
+  for (const Record* r : {cold, warm}) {
+    auto it = r->find("check");
+    if (it == r->end()) return "?";
+    if (it->second != "ok") return it->second;
+  }
+  return "ok";
+}
+
+// The table: the warm run's times (the cold run's where the warm one has none), both runs'
+// first launches; then the launch and geomean lines.
 bool print_summary(const RunResult& cold, const RunResult& warm) {
+  for (const auto& [run, label] : {std::pair{&cold, "cold"}, std::pair{&warm, "warm"}})
+    if (run->status != 0)
+      fprintf(stderr, "mimic bench: the %s run ended with status %d\n", label, run->status);
+  std::vector<std::string> names;
+  for (const RunResult* run : {&cold, &warm})
+    for (const Record& r : run->kernels)
+      if (std::find(names.begin(), names.end(), r.at("kernel")) == names.end())
+        names.push_back(r.at("kernel"));
   printf("\n%-13s %9s %11s %11s %11s %13s %11s %14s %14s  %s\n", "kernel", "data MB", "Mimic ms",
          "OpenMP ms", "PoCL ms", "mimic/openmp", "mimic/pocl", "1st cold ms", "1st warm ms",
          "check");
   std::vector<double> vs_openmp, vs_pocl;
-  bool ok = cold.status == 0 && warm.status == 0;
-  for (const Record& w : warm.kernels) {
-    const std::string& name = w.at("kernel");
+  bool ok = cold.status == 0 && warm.status == 0 && !names.empty();
+  for (const std::string& name : names) {
     const Record* c = find_kernel(cold, name);
-    auto mimic = number(w, "mimic_ms"), openmp = number(w, "openmp_ms"),
-         pocl = number(w, "pocl_ms");
+    const Record* w = find_kernel(warm, name);
+    const Record& times = w ? *w : *c;
+    auto mimic = number(times, "mimic_ms"), openmp = number(times, "openmp_ms"),
+         pocl = number(times, "pocl_ms");
     auto r_openmp = ratio(mimic, openmp), r_pocl = ratio(mimic, pocl);
     if (r_openmp) vs_openmp.push_back(*r_openmp);
     if (r_pocl) vs_pocl.push_back(*r_pocl);
-    std::string check = w.count("check") ? w.at("check") : "?";
-    if (!c)
-      check = "cold-missing";
-    else if (check == "ok" && c->count("check"))
-      check = c->at("check");
+    std::string check = combined_check(c, w);
     ok &= check == "ok";
+    auto first = [](const Record* r) {
+      return cell(r ? number(*r, "first_launch_ms") : std::nullopt, "%.1f");
+    };
     printf("%-13s %9s %11s %11s %11s %13s %11s %14s %14s  %s\n", name.c_str(),
-           cell(number(w, "data_mb"), "%.1f").c_str(), cell(mimic).c_str(), cell(openmp).c_str(),
-           cell(pocl).c_str(), cell(r_openmp, "%.2f").c_str(), cell(r_pocl, "%.2f").c_str(),
-           cell(c ? number(*c, "first_launch_ms") : std::nullopt, "%.1f").c_str(),
-           cell(number(w, "first_launch_ms"), "%.1f").c_str(), check.c_str());
+           cell(number(times, "data_mb"), "%.1f").c_str(), cell(mimic).c_str(),
+           cell(openmp).c_str(), cell(pocl).c_str(), cell(r_openmp, "%.2f").c_str(),
+           cell(r_pocl, "%.2f").c_str(), first(c).c_str(), first(w).c_str(), check.c_str());
   }
-  ok &= !warm.kernels.empty() || warm.launch.has_value();
-  if (warm.launch) {
-    const Record& l = *warm.launch;
+  if (const auto& launch = warm.launch ? warm.launch : cold.launch) {
+    const Record& l = *launch;
     printf("\nlaunch mimic_us=%s native_us=%s ratio=%s (empty kernel launch + synchronize against "
-           "a native "
-           "thread-pool dispatch of the same blocks; goal: ratio <= 3)\n",
+           "a native thread-pool dispatch of the same blocks; goal: ratio <= 3)\n",
            cell(number(l, "mimic_us"), "%.2f").c_str(),
            cell(number(l, "native_us"), "%.2f").c_str(), cell(number(l, "ratio"), "%.2f").c_str());
   }
