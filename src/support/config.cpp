@@ -1,7 +1,9 @@
 #include "support/config.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #include "support/log.h"
 
@@ -47,6 +49,24 @@ bool check_memory() {
     return false;
   }();
   return on;
+}
+
+unsigned worker_threads() {
+  static const unsigned n = [] {
+    unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    const char* env = std::getenv("MIMIC_THREADS");
+    if (!env || !*env)
+      return hw;
+    char* end = nullptr;
+    long v = std::strtol(env, &end, 10);
+    if (*end != '\0' || v < 1 || v > 4096) {
+      log_warning(std::string("MIMIC_THREADS='") + env + "' is not a thread count from 1 to 4096; using " +
+                  std::to_string(hw));
+      return hw;
+    }
+    return unsigned(v);
+  }();
+  return n;
 }
 
 std::pair<int, int> compute_capability() {

@@ -13,4 +13,8 @@ std::pair<int, int> compute_capability();
 // live allocations and report the first bad one (kernel, PTX line, block, thread).
 bool check_memory();
 
+// MIMIC_THREADS: how many host threads run a launch's blocks (the CPU device's
+// multiprocessors); the machine's hardware threads when unset.
+unsigned worker_threads();
+
 } // namespace mimic::config

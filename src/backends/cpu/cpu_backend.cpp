@@ -72,8 +72,7 @@ public:
     auto [major, minor] = config::compute_capability();
     p.cc_major = major;
     p.cc_minor = minor;
-    unsigned threads = std::thread::hardware_concurrency();
-    p.multiprocessor_count = threads ? int(threads) : 1;
+    p.multiprocessor_count = int(config::worker_threads());
     p.clock_rate_khz = cpu_clock_khz();
     long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE), l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
     long llc = l3 > 0 ? l3 : l2;

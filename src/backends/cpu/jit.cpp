@@ -28,6 +28,7 @@
 #include "backends/cpu/check.h"
 #include "backends/cpu/code_cache.h"
 #include "backends/cpu/matrix.h"
+#include "backends/cpu/worker_pool.h"
 #include "codegen/lower.h"
 #include "codegen/texture_abi.h"
 #include "support/config.h"
@@ -580,7 +581,7 @@ CUresult launch_on_cpu(runtime::CompiledProgram& compiled, size_t kernel, const 
   const CompiledKernel& k = program.kernels[kernel];
   const uint64_t blocks = uint64_t(shape.grid[0]) * shape.grid[1] * shape.grid[2];
   const uint32_t n = shape.block[0] * shape.block[1] * shape.block[2];
-  unsigned workers = std::max(1u, std::thread::hardware_concurrency());
+  unsigned workers = config::worker_threads();
   // A grid that synchronises (cooperative groups' grid.sync) needs every block resident:
   // one host thread per block. The launch checked the grid against the resident limit.
   if (k.grid_sync)
@@ -630,7 +631,7 @@ CUresult launch_on_cpu(runtime::CompiledProgram& compiled, size_t kernel, const 
     set(R::NctaidY, shape.grid[1]);
     set(R::NctaidZ, shape.grid[2]);
     set(R::NWarpId, (n + 31) / 32);
-    set(R::NSmId, std::max(1u, std::thread::hardware_concurrency()));
+    set(R::NSmId, config::worker_threads());
     set(R::DynamicSmemSize, uint32_t(shape.dynamic_shared_bytes));
     set(R::TotalSmemSize, uint32_t(user_shared));
     set(R::ReservedSmemBegin, uint32_t(reserved_begin));
@@ -702,12 +703,18 @@ CUresult launch_on_cpu(runtime::CompiledProgram& compiled, size_t kernel, const 
     }
     t_fault_jump = nullptr;
   };
-  std::vector<std::thread> pool;
-  for (unsigned w = 1; w < workers; ++w)
-    pool.emplace_back(run_blocks);
-  run_blocks();
-  for (auto& t : pool)
-    t.join();
+  // The process's worker pool runs the blocks; a grid that synchronises gets threads of
+  // its own (one per block), and so does a launch made while another one holds the pool
+  // (streams of other host threads), rather than waiting for it.
+  WorkerPool& pool = WorkerPool::instance();
+  if (k.grid_sync || workers > pool.size() || !pool.run(workers, [&](unsigned) { run_blocks(); }, false)) {
+    std::vector<std::thread> own;
+    for (unsigned w = 1; w < workers; ++w)
+      own.emplace_back(run_blocks);
+    run_blocks();
+    for (auto& t : own)
+      t.join();
+  }
   if (error != CUDA_SUCCESS)
     log_error(fault);
   return error;

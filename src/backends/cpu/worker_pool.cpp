@@ -1,0 +1,96 @@
+#include "backends/cpu/worker_pool.h"
+
+#include <chrono>
+#include <climits>
+#include <immintrin.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "support/config.h"
+
+namespace mimic::cpu {
+
+namespace {
+
+// How long a worker (or the caller waiting for the workers) spins before it sleeps.
+constexpr auto kSpin = std::chrono::microseconds(50);
+
+template <typename Done> bool spin_until(Done&& done) {
+  auto start = std::chrono::steady_clock::now();
+  for (unsigned i = 0;; ++i) {
+    if (done())
+      return true;
+    _mm_pause();
+    if ((i & 63) == 63 && std::chrono::steady_clock::now() - start > kSpin)
+      return false;
+  }
+}
+
+// Sleeps while *word == value (a futex; libstdc++ 12's atomic wait can miss a wake-up).
+void futex_wait(std::atomic<uint32_t>& word, uint32_t value) {
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAIT_PRIVATE, value, nullptr, nullptr, 0);
+}
+
+void futex_wake_all(std::atomic<uint32_t>& word) {
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
+}
+
+} // namespace
+
+WorkerPool& WorkerPool::instance() {
+  // Never destroyed: the CUDA runtime tears contexts down from exit handlers that may run
+  // after static destructors, and its workers would be joined from a dying process.
+  static WorkerPool* pool = new WorkerPool(config::worker_threads());
+  return *pool;
+}
+
+WorkerPool::WorkerPool(unsigned threads) {
+  for (unsigned i = 1; i < threads; ++i) {
+    threads_.emplace_back([this, i] { worker(i); });
+    threads_.back().detach();
+  }
+}
+
+void WorkerPool::worker(unsigned index) {
+  // Generation 0 is the pool's creation: a thread that starts after the first job was
+  // posted still runs it.
+  uint32_t seen = 0;
+  for (;;) {
+    if (!spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; }))
+      while (generation_.load(std::memory_order_acquire) == seen)
+        futex_wait(generation_, seen);
+    ++seen; // one generation at a time: the caller waits for every worker before the next
+    if (index < count_)
+      (*job_)(index);
+    if (remaining_.fetch_sub(1, std::memory_order_acq_rel) == 1)
+      futex_wake_all(remaining_);
+  }
+}
+
+bool WorkerPool::run(unsigned count, const std::function<void(unsigned)>& job, bool wait) {
+  std::unique_lock lock(busy_, std::defer_lock);
+  if (wait)
+    lock.lock();
+  else if (!lock.try_lock())
+    return false;
+  if (count <= 1 || threads_.empty()) {
+    job(0);
+    return true;
+  }
+  job_ = &job;
+  count_ = count;
+  // Every worker takes part in each generation (those past `count` just check in), so
+  // that `remaining` counts them all and none can miss a generation.
+  remaining_.store(uint32_t(threads_.size()), std::memory_order_relaxed);
+  generation_.fetch_add(1, std::memory_order_acq_rel);
+  futex_wake_all(generation_);
+  job(0);
+  if (!spin_until([&] { return remaining_.load(std::memory_order_acquire) == 0; }))
+    for (uint32_t left; (left = remaining_.load(std::memory_order_acquire)) != 0;)
+      futex_wait(remaining_, left);
+  job_ = nullptr;
+  return true;
+}
+
+} // namespace mimic::cpu

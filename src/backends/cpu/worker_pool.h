@@ -1,0 +1,41 @@
+// The host threads that run a launch's blocks: created at the first launch (never in a
+// static constructor), kept for the life of the process, woken for each launch. After a
+// job a worker spins briefly for the next one (back-to-back launches are the common case)
+// and then sleeps on a futex, so an idle pool costs nothing.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace mimic::cpu {
+
+class WorkerPool {
+public:
+  // The process's pool of config::worker_threads() threads (the caller counts as one).
+  static WorkerPool& instance();
+
+  unsigned size() const { return unsigned(threads_.size()) + 1; }
+
+  // Runs job(i) for i in [0, count) on count threads, the calling one included (i = 0),
+  // and returns when all have returned. count is at most size(). Launches from several
+  // host threads at once take turns; `false` (and nothing run) when the pool is busy and
+  // `wait` is false, so that the caller can use threads of its own instead.
+  bool run(unsigned count, const std::function<void(unsigned)>& job, bool wait);
+
+private:
+  explicit WorkerPool(unsigned threads);
+  void worker(unsigned index);
+
+  std::vector<std::thread> threads_;
+  std::mutex busy_;                       // one job at a time
+  const std::function<void(unsigned)>* job_ = nullptr;
+  unsigned count_ = 0;
+  std::atomic<uint32_t> generation_{0};   // bumped for each job; workers wait on it
+  std::atomic<uint32_t> remaining_{0};    // workers still running the current job
+};
+
+} // namespace mimic::cpu
