@@ -46,13 +46,15 @@ struct Options {
 };
 
 int usage(FILE* out) {
-  fprintf(out, "usage: bench_kernels [--quick] [--reps N] [--only NAME[,NAME...]] [--llc-multiple "
-               "F] [--list]\n"
-               "  Run it under `mimic run` (or on an NVIDIA GPU). --quick: small sizes; --reps: "
-               "timed runs per\n"
-               "  kernel (median, default 5); --only: these kernels (or `launch`); --llc-multiple: "
-               "data per\n"
-               "  memory-bound kernel as a multiple of the last-level cache (default 4).\n");
+  fprintf(
+      out,
+      "usage: bench_kernels [--quick] [--reps N] [--only NAME[,NAME...]] [--llc-multiple F]\n"
+      "                     [--list]\n"
+      "  Run it under `mimic run` (or on an NVIDIA GPU).\n"
+      "  --quick           small sizes\n"
+      "  --reps N          timed runs per kernel and platform, median (default 5)\n"
+      "  --only NAMES      these kernels (--list), or `launch`\n"
+      "  --llc-multiple F  data per memory-bound kernel, times the last-level cache (default 4)\n");
   return out == stdout ? 0 : 2;
 }
 

@@ -37,8 +37,8 @@ int usage(FILE* out) {
           "  kernels   CUDA kernels on Mimic against the same algorithms in OpenMP and on PoCL\n"
           "            options: --quick (small sizes), --reps N (timed runs, median; default 5),\n"
           "                     --only NAME[,NAME...] (kernels, or `launch`),\n"
-          "                     --llc-multiple F (data per kernel, times the last-level cache; "
-          "default 4)\n"
+          "                     --llc-multiple F (data per kernel as a multiple of the\n"
+          "                     last-level cache; default 4)\n"
           "  ab        not yet available\n"
           "  ppo       not yet available\n"
           "  cublas    not yet available\n");
@@ -96,9 +96,9 @@ std::optional<fs::path> find_harness() {
   }
 #endif
   fprintf(stderr,
-          "mimic bench: %s is not built. It needs nvcc, OpenMP and OpenCL (PoCL): run "
-          "tools/install-deps.sh "
-          "--bench, reconfigure the build and build the target bench_kernels\n",
+          "mimic bench: %s is not built. It needs nvcc, OpenMP and OpenCL (PoCL): run\n"
+          "  tools/install-deps.sh --bench, reconfigure the build and build the target "
+          "bench_kernels\n",
           harness.c_str());
   return std::nullopt;
 }
