@@ -32,7 +32,11 @@ enum class SpecialRegister : int {
   // %reserved_smem_offset_begin/_end/_cap/_0/_1: the block's reserved shared memory
   // (kReservedSharedBytes after the user's static and dynamic shared memory); cooperative
   // groups keeps its scratch at _1.
-  ReservedSmemBegin, ReservedSmemEnd, ReservedSmemCap, ReservedSmem0, ReservedSmem1, Count_
+  ReservedSmemBegin, ReservedSmemEnd, ReservedSmemCap, ReservedSmem0, ReservedSmem1,
+  // The executor calls a kernel for threads of one row (same %tid.y and %tid.z) at a
+  // time: sreg[TidY] and sreg[TidZ] hold the row's, and %tid.x is t - sreg[RowBase], an
+  // affine function of the loop's thread index that LLVM can vectorise.
+  RowBase, Count_
 };
 
 constexpr uint32_t kResumeStart = 0;

@@ -207,8 +207,12 @@ Value* FunctionLowering::special_register(const ptx::Operand& op) {
 
 Value* FunctionLowering::thread_index() { return b_.CreateLoad(b_.getInt32Ty(), thread_, "t"); }
 
+// BlockState's fields (not what its arrays hold) do not change while a kernel runs: the
+// loads are marked invariant so that LLVM hoists them out of the thread loop.
 Value* FunctionLowering::block_field(size_t offset, Type* type) {
-  return b_.CreateLoad(type, b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), block_, offset));
+  LoadInst* v = b_.CreateLoad(type, b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), block_, offset));
+  v->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(ctx(), {}));
+  return v;
 }
 
 Value* FunctionLowering::shared_base() { return block_field(offsetof(BlockState, shared), b_.getPtrTy()); }
@@ -332,10 +336,12 @@ void FunctionLowering::insert_spills() {
     IRBuilder<> save(site.marker);
     IRBuilder<> load(site.resume, site.resume->getFirstInsertionPt());
     auto slot_address = [&](IRBuilder<>& b, unsigned slot) {
-      Value* spill = b.CreateLoad(b.getPtrTy(),
-                                  b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), block_, offsetof(BlockState, spill)));
-      Value* count = b.CreateLoad(b.getInt32Ty(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), block_,
-                                                                                 offsetof(BlockState, nthreads)));
+      LoadInst* spill = b.CreateLoad(b.getPtrTy(),
+                                     b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), block_, offsetof(BlockState, spill)));
+      LoadInst* count = b.CreateLoad(b.getInt32Ty(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), block_,
+                                                                                    offsetof(BlockState, nthreads)));
+      spill->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(ctx(), {}));
+      count->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(ctx(), {}));
       Value* t = b.CreateLoad(b.getInt32Ty(), thread_);
       Value* i = b.CreateAdd(b.CreateMul(b.getInt64(slot), b.CreateZExt(count, b.getInt64Ty())),
                              b.CreateZExt(t, b.getInt64Ty()));
@@ -605,6 +611,16 @@ Function* FunctionLowering::run() {
   Value* resume = fn_->getArg(4);
   params_->setName("params");
   block_->setName("block");
+  // The parameter buffer is read-only and nothing else points into it; it and the block
+  // state are whole (the executor's own memory, at least 8-byte aligned):
+  // their invariant loads may be hoisted out of conditional code in the thread loop.
+  fn_->addParamAttr(0, Attribute::NoAlias);
+  fn_->addParamAttr(0, Attribute::ReadOnly);
+  if (info_.param_bytes)
+    fn_->addDereferenceableParamAttr(0, info_.param_bytes);
+  fn_->addParamAttr(0, Attribute::getWithAlignment(ctx(), Align(8)));
+  fn_->addDereferenceableParamAttr(1, sizeof(BlockState));
+  fn_->addParamAttr(1, Attribute::getWithAlignment(ctx(), Align(8)));
   begin->setName("begin");
   end->setName("end");
   resume->setName("resume");

@@ -145,6 +145,23 @@ void FunctionLowering::lower_cvt(const ptx::Instruction& ins) {
     return;
   }
 
+  // ---- round-to-nearest conversions LLVM's own instructions do exactly (no .sat, .ftz,
+  // .satfinite or .relu): integers to f32/f64 and f64 to f32. They stay plain instructions
+  // the vectorisers understand. (Half-precision ones would need compiler-rt's helpers on
+  // CPUs without F16C, so they keep the exact software rounding.)
+  if (mode == Round::Nearest && !integer_rounding(ins) && !ins.has(Modifier::Sat) && !ftz && !opts.satfinite &&
+      !opts.relu && !to_narrow && !from_narrow) {
+    Value* r = nullptr;
+    if (from_int && (to->isFloatTy() || to->isDoubleTy()))
+      r = from_sgn ? b_.CreateSIToFP(a, to) : b_.CreateUIToFP(a, to);
+    else if (from->isDoubleTy() && to->isFloatTy())
+      r = b_.CreateFPTrunc(a, to);
+    if (r) {
+      store(ins, ins.operands[0], r, false);
+      return;
+    }
+  }
+
   // ---- the source as an exact f64 plus residual
   Value* s;
   Value* err = zero64;

@@ -252,11 +252,21 @@ void FunctionLowering::lower_memory(const ptx::Instruction& ins) {
   auto element_ptr = [&](unsigned i) {
     return i == 0 ? base : b_.CreateGEP(b_.getInt8Ty(), base, b_.getInt64(i * size));
   };
+  // A kernel's own parameters are read-only for the whole launch.
+  const ptx::Operand& where = load ? ins.operands[1] : ins.operands[0];
+  bool kernel_param = space == Modifier::Param && where.kind == ptx::OperandKind::Address && where.count == 1 &&
+                      where.elems[0].kind == ptx::OperandKind::Name &&
+                      kernel_params_.count(where.elems[0].name_view()) != 0;
+  auto mark = [&](LoadInst* v) {
+    if (kernel_param)
+      v->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(ctx(), {}));
+  };
   if (lanes == 1) {
     if (load) {
       LoadInst* v = b_.CreateLoad(ty, base);
       v->setAlignment(Align(size));
       v->setVolatile(ordered);
+      mark(v);
       if (has(ins, Modifier::Acquire))
         b_.CreateFence(AtomicOrdering::Acquire);
       store(ins, data, v, is_signed(t));
@@ -274,6 +284,7 @@ void FunctionLowering::lower_memory(const ptx::Instruction& ins) {
     if (load) {
       LoadInst* v = b_.CreateLoad(ty, element_ptr(i));
       v->setAlignment(Align(i == 0 ? size * lanes : size));
+      mark(v);
       store(ins, e, v, is_signed(t));
     } else {
       StoreInst* s = b_.CreateStore(value(ins, e, ty, is_signed(t)), element_ptr(i));

@@ -129,13 +129,48 @@ void FunctionLowering::lower_warp(const ptx::Instruction& ins) {
     uint32_t mode = ins.has(Modifier::Up) ? 0 : ins.has(Modifier::Down) ? 1 : ins.has(Modifier::Bfly) ? 2 : 3;
     publish(value(ins, ins.operands[1], i32, false));
     stop(4);
-    Value* bval = value(ins, ins.operands[2], i32, false);
-    Value* cval = value(ins, ins.operands[3], i32, false);
-    Function* f = lowering_.helper("mimic_warp_shfl", i64, {ptr, i32, i32, i32, i32, i32});
-    Value* r = b_.CreateCall(f, {block_, thread_index(), b_.getInt32(mode), bval, cval, member_mask(4)});
-    store(ins, *dst_value, b_.CreateTrunc(r, i32), false);
+    // The source lane, computed in line (no call, so a thread loop of shuffles can be
+    // vectorised): c packs the clamp value (bits 0-4) and the segment mask (bits 8-12).
+    // Out of range, or past the block (a partial last warp), a lane reads its own value; a
+    // lane that did not take part gives what it last published (undefined in PTX).
+    Value* bv = b_.CreateAnd(value(ins, ins.operands[2], i32, false), 31);
+    Value* cv = value(ins, ins.operands[3], i32, false);
+    Value* clamp = b_.CreateAnd(cv, 31);
+    Value* segmask = b_.CreateAnd(b_.CreateLShr(cv, 8), 31);
+    Value* t = thread_index();
+    Value* lane = b_.CreateAnd(t, 31);
+    Value* base = b_.CreateAnd(t, ~31u);
+    Value* min_lane = b_.CreateAnd(lane, segmask);
+    Value* max_lane = b_.CreateOr(min_lane, b_.CreateAnd(clamp, b_.CreateNot(segmask)));
+    Value* j;
+    Value* in_range;
+    switch (mode) {
+    case 0: // up
+      j = b_.CreateSub(lane, bv);
+      in_range = b_.CreateICmpSGE(j, max_lane);
+      break;
+    case 1: // down
+      j = b_.CreateAdd(lane, bv);
+      in_range = b_.CreateICmpSLE(j, max_lane);
+      break;
+    case 2: // bfly
+      j = b_.CreateXor(lane, bv);
+      in_range = b_.CreateICmpSLE(j, max_lane);
+      break;
+    default: // idx
+      j = b_.CreateOr(min_lane, b_.CreateAnd(bv, b_.CreateNot(segmask)));
+      in_range = b_.CreateICmpSLE(j, max_lane);
+      break;
+    }
+    j = b_.CreateSelect(in_range, j, lane);
+    Value* nthreads = block_field(offsetof(BlockState, nthreads), i32);
+    j = b_.CreateSelect(b_.CreateICmpUGE(b_.CreateAdd(base, j), nthreads), lane, j);
+    Value* released = block_field(offsetof(BlockState, released), ptr);
+    Value* source = b_.CreateLoad(i64, thread_slot(b_, released, i64, b_.CreateAdd(base, j)));
+    store(ins, *dst_value, b_.CreateTrunc(source, i32), false);
     if (dst_pred)
-      store(ins, *dst_pred, b_.CreateTrunc(b_.CreateLShr(r, 32), b_.getInt1Ty()), false);
+      store(ins, *dst_pred, in_range, false);
+    (void)member_mask;
     return;
   }
   case Opcode::Vote: {

@@ -22,6 +22,7 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Target/TargetMachine.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -29,6 +30,7 @@
 #include "backends/cpu/code_cache.h"
 #include "backends/cpu/matrix.h"
 #include "backends/cpu/worker_pool.h"
+#include "codegen/address_gep.h"
 #include "codegen/lower.h"
 #include "codegen/texture_abi.h"
 #include "support/config.h"
@@ -96,12 +98,10 @@ void define_special_registers(llvm::Module& m) {
   llvm::BasicBlock* entry = llvm::BasicBlock::Create(c, "entry", f);
   llvm::BasicBlock* common = llvm::BasicBlock::Create(c, "block_wide", f);
   llvm::IRBuilder<> b(common);
-  b.CreateRet(b.CreateLoad(b.getInt32Ty(), b.CreateGEP(b.getInt32Ty(), block, which)));
+  llvm::LoadInst* field = b.CreateLoad(b.getInt32Ty(), b.CreateGEP(b.getInt32Ty(), block, which));
+  field->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(c, {})); // fixed while a block runs
+  b.CreateRet(field);
   b.SetInsertPoint(entry);
-  auto dim = [&](llvm::IRBuilder<>& bb, unsigned i) {
-    return bb.CreateLoad(bb.getInt32Ty(),
-                         bb.CreateConstInBoundsGEP1_64(bb.getInt8Ty(), block, offsetof(BlockState, block_dim) + 4 * i));
-  };
   llvm::SwitchInst* sw = b.CreateSwitch(which, common);
   auto add_case = [&](R r, auto&& compute) {
     llvm::BasicBlock* bb = llvm::BasicBlock::Create(c, "sreg", f);
@@ -109,9 +109,11 @@ void define_special_registers(llvm::Module& m) {
     cb.CreateRet(compute(cb));
     sw->addCase(b.getInt32(uint32_t(r)), bb);
   };
-  add_case(R::TidX, [&](llvm::IRBuilder<>& cb) { return cb.CreateURem(t, dim(cb, 0)); });
-  add_case(R::TidY, [&](llvm::IRBuilder<>& cb) { return cb.CreateURem(cb.CreateUDiv(t, dim(cb, 0)), dim(cb, 1)); });
-  add_case(R::TidZ, [&](llvm::IRBuilder<>& cb) { return cb.CreateUDiv(t, cb.CreateMul(dim(cb, 0), dim(cb, 1))); });
+  add_case(R::TidX, [&](llvm::IRBuilder<>& cb) {
+    llvm::LoadInst* base = cb.CreateLoad(cb.getInt32Ty(), cb.CreateConstInBoundsGEP1_64(cb.getInt32Ty(), block, uint64_t(R::RowBase)));
+    base->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(c, {}));
+    return cb.CreateSub(t, base);
+  }); // %tid.y and %tid.z are the row's, in sreg
   add_case(R::LaneId, [&](llvm::IRBuilder<>& cb) { return cb.CreateAnd(t, cb.getInt32(31)); });
   add_case(R::WarpId, [&](llvm::IRBuilder<>& cb) { return cb.CreateLShr(t, cb.getInt32(5)); });
   auto lane = [&](llvm::IRBuilder<>& cb) { return cb.CreateAnd(t, cb.getInt32(31)); };
@@ -128,18 +130,51 @@ void define_special_registers(llvm::Module& m) {
   });
 }
 
+// The host as LLJIT compiles for it (CPU name and features), for the optimiser's cost
+// models: without it the vectorisers do not know the vector width.
+llvm::TargetMachine* host_target() {
+  static llvm::TargetMachine* tm = [] {
+    auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!jtmb)
+      return static_cast<llvm::TargetMachine*>(nullptr);
+    jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+    auto made = jtmb->createTargetMachine();
+    return made ? made->release() : nullptr;
+  }();
+  return tm;
+}
+
 void optimise(llvm::Module& m) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb;
+  llvm::TargetMachine* tm = host_target();
+  if (tm) {
+    m.setDataLayout(tm->createDataLayout());
+    m.setTargetTriple(tm->getTargetTriple());
+    std::string cpu = tm->getTargetCPU().str(), features = tm->getTargetFeatureString().str();
+    for (llvm::Function& f : m)
+      if (!f.isDeclaration()) {
+        f.addFnAttr("target-cpu", cpu);
+        f.addFnAttr("target-features", features);
+      }
+  }
+  // The thread loops are the kernels' parallel loops: vectorise and unroll them.
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  tuning.LoopUnrolling = true;
+  llvm::PassBuilder pb(tm, tuning);
+  pb.registerVectorizerStartEPCallback([](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) {
+    fpm.addPass(codegen::AddressesToGep());
+  });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
-  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2).run(m, mam);
+  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(m, mam);
 }
 
 void initialise_llvm() {
@@ -369,6 +404,26 @@ struct Scratch {
 
 enum : uint8_t { Runnable, Waiting, Yielded, Done };
 
+// Runs threads [begin, end) of a block from `resume`, one row (same %tid.y, %tid.z) per
+// call (codegen::SpecialRegister::RowBase).
+void run_threads(const CompiledKernel& k, const void* args, BlockState& bs, uint32_t begin, uint32_t end,
+                 uint32_t resume) {
+  using R = codegen::SpecialRegister;
+  const uint32_t nx = bs.block_dim[0];
+  if (nx >= bs.nthreads) {
+    k.entry(args, &bs, begin, end, resume);
+    return;
+  }
+  for (uint32_t t = begin; t < end;) {
+    uint32_t row = t / nx, row_end = std::min(end, (row + 1) * nx);
+    bs.sreg[size_t(R::RowBase)] = row * nx;
+    bs.sreg[size_t(R::TidY)] = row % bs.block_dim[1];
+    bs.sreg[size_t(R::TidZ)] = row / bs.block_dim[1];
+    k.entry(args, &bs, t, row_end, resume);
+    t = row_end;
+  }
+}
+
 // Runs one block to completion; returns CUDA_SUCCESS or the error a trap gives.
 CUresult run_block(const CompiledKernel& k, const void* args, BlockState& bs, Scratch& s) {
   const uint32_t n = bs.nthreads;
@@ -381,21 +436,104 @@ CUresult run_block(const CompiledKernel& k, const void* args, BlockState& bs, Sc
                                                 : CUDA_ERROR_ASSERT;
   };
   if (k.splits.empty()) {
-    k.entry(args, &bs, 0, n, codegen::kResumeStart);
+    run_threads(k, args, bs, 0, n, codegen::kResumeStart);
     for (uint32_t t = 0; t < n; ++t)
       if (s.next[t] >= codegen::kThreadStopped && s.next[t] != codegen::kThreadExited)
         return ended(s.next[t]);
     return CUDA_SUCCESS;
   }
-  std::fill_n(s.resume.begin(), n, codegen::kResumeStart);
   std::fill_n(s.status.begin(), n, uint8_t(Runnable));
   uint32_t arrivals[256] = {};
   uint32_t done = 0;
   constexpr uint32_t kMaxIdleRounds = 1u << 20;
   uint32_t idle_rounds = 0;
+  bool again = false;
+  // Where thread i stopped (next[i]) decides its state; false when it ended the block.
+  auto absorb = [&](uint32_t i) {
+    uint32_t stop = s.next[i];
+    if (stop == codegen::kThreadExited) {
+      s.status[i] = Done;
+      ++done;
+    } else if (stop >= codegen::kThreadStopped) {
+      return false;
+    } else {
+      s.resume[i] = stop;
+      if (k.splits[stop - 1] == codegen::SplitKind::Arrive) {
+        ++arrivals[s.barrier[i] & 0xff];
+        again = true; // goes on at once (stays runnable)
+      } else if (k.splits[stop - 1] == codegen::SplitKind::Yield) {
+        s.status[i] = Yielded; // goes on once the others have had their turn
+      } else {
+        s.status[i] = Waiting;
+      }
+    }
+    return true;
+  };
+
+  // The common case first: the block goes in step. The threads still running are one
+  // range [lo, hi) (the others exited, as in `if (warp == 0) ...`) and all stop at the
+  // same split point: a full barrier, or a warp or matrix operation whose member masks
+  // name every running lane of their warps. Then nothing is tracked per thread.
+  uint32_t lo = 0, hi = n;
+  for (uint32_t point = codegen::kResumeStart;;) {
+    run_threads(k, args, bs, lo, hi, point);
+    while (lo < hi && s.next[lo] == codegen::kThreadExited)
+      ++lo;
+    while (hi > lo && s.next[hi - 1] == codegen::kThreadExited)
+      --hi;
+    if (lo == hi)
+      return CUDA_SUCCESS;
+    const uint32_t stop = s.next[lo];
+    bool same = true;
+    for (uint32_t t = lo + 1; t < hi; ++t)
+      same &= s.next[t] == stop;
+    if (!same)
+      break;
+    if (stop >= codegen::kThreadStopped)
+      return ended(stop);
+    const codegen::SplitKind kind = k.splits[stop - 1];
+    if (kind == codegen::SplitKind::Barrier) {
+      // bar.sync with no count waits for every thread that has not exited: all are here.
+      bool full = (s.barrier[lo] >> 8) == 0;
+      for (uint32_t t = lo + 1; t < hi; ++t)
+        full &= s.barrier[t] == s.barrier[lo];
+      if (!full)
+        break;
+      point = stop;
+      continue;
+    }
+    if (kind != codegen::SplitKind::Warp && kind != codegen::SplitKind::WarpMatrix)
+      break;
+    // The running lanes of the warp holding thread w.
+    auto running = [&](uint32_t w) {
+      uint32_t first = std::max(lo, w), last = std::min(hi, w + 32);
+      uint32_t bits = last - first >= 32 ? ~0u : ((1u << (last - first)) - 1);
+      return bits << (first - w);
+    };
+    bool whole = true;
+    for (uint32_t t = lo; t < hi && whole; ++t) {
+      uint32_t lanes = running(t & ~31u);
+      whole = (s.barrier[t] & lanes) == lanes;
+    }
+    if (!whole)
+      break;
+    for (uint32_t w = lo & ~31u; w < hi; w += 32) {
+      uint32_t lanes = running(w);
+      if (kind == codegen::SplitKind::WarpMatrix)
+        run_matrix_op(bs, w, lanes);
+      for (uint32_t t = std::max(lo, w); t < std::min(hi, w + 32); ++t)
+        s.warp_mask[t] = lanes;
+    }
+    std::copy(s.exchange.begin() + lo, s.exchange.begin() + hi, s.released.begin() + lo);
+    point = stop;
+  }
+  // Out of step: every thread's own state from here on.
+  for (uint32_t i = 0; i < n; ++i)
+    if (!absorb(i))
+      return ended(s.next[i]);
+
   for (;;) {
     // Every runnable thread goes on to its next stop, in runs that resume at the same point.
-    bool again = false;
     for (uint32_t t = 0; t < n;) {
       if (s.status[t] != Runnable) {
         ++t;
@@ -404,30 +542,16 @@ CUresult run_block(const CompiledKernel& k, const void* args, BlockState& bs, Sc
       uint32_t r = s.resume[t], u = t + 1;
       while (u < n && s.status[u] == Runnable && s.resume[u] == r)
         ++u;
-      k.entry(args, &bs, t, u, r);
-      for (uint32_t i = t; i < u; ++i) {
-        uint32_t stop = s.next[i];
-        if (stop == codegen::kThreadExited) {
-          s.status[i] = Done;
-          ++done;
-        } else if (stop >= codegen::kThreadStopped) {
-          return ended(stop);
-        } else {
-          s.resume[i] = stop;
-          if (k.splits[stop - 1] == codegen::SplitKind::Arrive) {
-            ++arrivals[s.barrier[i] & 0xff];
-            again = true; // goes on at once
-          } else if (k.splits[stop - 1] == codegen::SplitKind::Yield) {
-            s.status[i] = Yielded; // goes on once the others have had their turn
-          } else {
-            s.status[i] = Waiting;
-          }
-        }
-      }
+      run_threads(k, args, bs, t, u, r);
+      for (uint32_t i = t; i < u; ++i)
+        if (!absorb(i))
+          return ended(s.next[i]);
       t = u;
     }
-    if (again)
+    if (again) {
+      again = false;
       continue;
+    }
     if (done == n)
       return CUDA_SUCCESS;
     // The common case first: every thread that has not exited waits at the same full
@@ -639,6 +763,9 @@ CUresult launch_on_cpu(runtime::CompiledProgram& compiled, size_t kernel, const 
     set(R::ReservedSmemCap, uint32_t(shared_bytes));
     set(R::ReservedSmem0, uint32_t(reserved_begin));
     set(R::ReservedSmem1, uint32_t(reserved_begin + 256));
+    set(R::RowBase, 0);
+    set(R::TidY, 0);
+    set(R::TidZ, 0);
     set(R::EnvReg1, uint32_t(workspace_address >> 32));
     set(R::EnvReg2, uint32_t(workspace_address));
     for (int i = 0; i < 3; ++i)
