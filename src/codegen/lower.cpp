@@ -8,7 +8,10 @@
 #include <cstddef>
 
 #include <llvm/ADT/BitVector.h>
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/CFG.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/MDBuilder.h>
 
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
@@ -351,8 +354,19 @@ void FunctionLowering::insert_spills() {
       auto [it, fresh] = slot_of.try_emplace(r, unsigned(slot_of.size()));
       unsigned slot = it->second;
       Type* t = regs[r]->getAllocatedType();
-      save.CreateStore(to_bits(save, save.CreateLoad(t, regs[r])), slot_address(save, slot));
-      load.CreateStore(from_bits(load, load.CreateLoad(load.getInt64Ty(), slot_address(load, slot)), t), regs[r]);
+      // A register goes to its 8-byte slot as its own type (an i1 as a byte), so that a
+      // value restored and saved again unchanged is a store of what was loaded, which the
+      // optimiser removes.
+      if (t->isIntegerTy(1)) {
+        save.CreateStore(save.CreateZExt(save.CreateLoad(t, regs[r]), save.getInt8Ty()), slot_address(save, slot));
+        load.CreateStore(load.CreateTrunc(load.CreateLoad(load.getInt8Ty(), slot_address(load, slot)), t), regs[r]);
+      } else if (t->getPrimitiveSizeInBits() > 0 && t->getPrimitiveSizeInBits() <= 64) {
+        save.CreateStore(save.CreateLoad(t, regs[r]), slot_address(save, slot));
+        load.CreateStore(load.CreateLoad(t, slot_address(load, slot)), regs[r]);
+      } else {
+        save.CreateStore(to_bits(save, save.CreateLoad(t, regs[r])), slot_address(save, slot));
+        load.CreateStore(from_bits(load, load.CreateLoad(load.getInt64Ty(), slot_address(load, slot)), t), regs[r]);
+      }
     }
   }
   spill_slots = unsigned(slot_of.size());
@@ -606,6 +620,7 @@ Function* FunctionLowering::run() {
   lowering_.facts[fn_].frame = 0;
   params_ = fn_->getArg(0);
   block_ = fn_->getArg(1);
+  lowering_.facts[fn_].block = fn_->getArg(1);
   Value* begin = fn_->getArg(2);
   Value* end = fn_->getArg(3);
   Value* resume = fn_->getArg(4);
@@ -669,6 +684,7 @@ void FunctionLowering::run_function() {
   argv_ = fn_->getArg(0);
   retv_ = fn_->getArg(1);
   block_ = fn_->getArg(2);
+  lowering_.facts[fn_].block = fn_->getArg(2);
   local_sp_ = fn_->getArg(4);
   BasicBlock* entry = BasicBlock::Create(ctx(), "entry", fn_);
   body_ = BasicBlock::Create(ctx(), "body", fn_);
@@ -940,6 +956,82 @@ GlobalVariable* ModuleLowering::global(std::string_view name) {
   return g;
 }
 
+namespace {
+
+// The executor's per-thread arrays (spill slots, stop points, warp exchange ...) are never
+// the program's memory, nor each other. Accesses to each get an alias scope of its own and
+// "not the others", every other memory access "none of them", so that LLVM may keep spilled
+// values in registers across the program's stores, drop a reload stored back unchanged,
+// and vectorise without checking them against each other. An access is to an array when
+// its address is based on a pointer loaded from that BlockState field.
+void tag_executor_memory(Module& m, const std::map<Function*, ModuleLowering::FunctionFacts>& facts) {
+  static const size_t kArrays[] = {offsetof(BlockState, spill),     offsetof(BlockState, next),
+                                   offsetof(BlockState, exchange),  offsetof(BlockState, released),
+                                   offsetof(BlockState, warp_mask), offsetof(BlockState, fragments),
+                                   offsetof(BlockState, barrier)};
+  constexpr size_t kCount = std::size(kArrays);
+  LLVMContext& c = m.getContext();
+  MDBuilder md(c);
+  MDNode* domain = md.createAnonymousAliasScopeDomain("mimic executor");
+  SmallVector<Metadata*, kCount> scopes;
+  for (size_t a = 0; a < kCount; ++a)
+    scopes.push_back(md.createAnonymousAliasScope(domain, "executor array " + std::to_string(a)));
+  MDNode* all = MDNode::get(c, scopes);
+  MDNode* own[kCount];
+  MDNode* others[kCount];
+  for (size_t a = 0; a < kCount; ++a) {
+    own[a] = MDNode::get(c, {scopes[a]});
+    SmallVector<Metadata*, kCount> rest;
+    for (size_t b = 0; b < kCount; ++b)
+      if (b != a)
+        rest.push_back(scopes[b]);
+    others[a] = MDNode::get(c, rest);
+  }
+  const DataLayout& dl = m.getDataLayout();
+  // Which array an address is in; -1 for the program's memory.
+  auto array_of = [&](Value* address, Argument* block) -> int {
+    auto* base = dyn_cast<LoadInst>(getUnderlyingObject(address));
+    if (!base)
+      return -1;
+    Value* field = base->getPointerOperand();
+    APInt offset(64, 0);
+    Value* root = field->stripAndAccumulateConstantOffsets(dl, offset, true);
+    if (root != block)
+      return -1;
+    for (size_t a = 0; a < kCount; ++a)
+      if (offset == kArrays[a])
+        return int(a);
+    return -1;
+  };
+  for (auto& [fn, f] : facts) {
+    if (!f.block || fn->isDeclaration())
+      continue;
+    for (BasicBlock& bb : *fn)
+      for (Instruction& i : bb) {
+        Value* address = nullptr;
+        if (auto* l = dyn_cast<LoadInst>(&i))
+          address = l->getPointerOperand();
+        else if (auto* s = dyn_cast<StoreInst>(&i))
+          address = s->getPointerOperand();
+        else if (auto* a = dyn_cast<AtomicRMWInst>(&i))
+          address = a->getPointerOperand();
+        else if (auto* x = dyn_cast<AtomicCmpXchgInst>(&i))
+          address = x->getPointerOperand();
+        else if (!isa<MemIntrinsic>(&i))
+          continue;
+        int a = address ? array_of(address, f.block) : -1;
+        if (a < 0) {
+          i.setMetadata(LLVMContext::MD_noalias, all);
+        } else {
+          i.setMetadata(LLVMContext::MD_alias_scope, own[a]);
+          i.setMetadata(LLVMContext::MD_noalias, others[a]);
+        }
+      }
+  }
+}
+
+} // namespace
+
 Result<LoweredProgram> ModuleLowering::run() {
   std::string failures;
   LoweredProgram out;
@@ -987,6 +1079,7 @@ Result<LoweredProgram> ModuleLowering::run() {
   }
   if (!failures.empty())
     return Error(program_.origin + ": the code generator cannot translate:" + failures, CUDA_ERROR_INVALID_PTX);
+  tag_executor_memory(*module_, facts);
   std::string broken;
   raw_string_ostream os(broken);
   if (verifyModule(*module_, &os))

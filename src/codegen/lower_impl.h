@@ -53,6 +53,7 @@ public:
     bool indirect = false;                 // calls through a pointer
     bool grid_sync = false;                // reads the grid workspace (%envreg)
     bool cluster = false;                  // uses the block's cluster (shared::cluster, mapa, ...)
+    llvm::Argument* block = nullptr;       // its BlockState* argument
   };
   // Whether `f` or something it calls has the fact `which`.
   bool reaches(llvm::Function* f, bool FunctionFacts::* which);
