@@ -8,8 +8,9 @@
 namespace bench {
 
 struct Sizes {
-  size_t working_set = 0; // bytes of data for the memory-bound kernels
-  bool quick = false;     // small compute-bound problems too
+  enum class Scale { tiny, quick, full };
+  size_t working_set = 0;    // bytes of data for the memory-bound kernels
+  Scale scale = Scale::full; // the sizes of the compute-bound ones
 };
 
 // The kernel's inputs (deterministic), its outputs and scratch, and its parameters.
@@ -26,8 +27,9 @@ struct LaunchTimes {
 };
 
 // The round trip of an empty kernel of `threads` blocks (launch + cudaDeviceSynchronize)
-// against a persistent native thread pool dispatching the same empty blocks to `threads`
-// workers and waiting for them; medians of `iterations` round trips each.
+// against a persistent native thread pool of `threads` threads (the caller and
+// threads - 1 workers, spinning briefly before they sleep, as CPU runtimes do) running the
+// same empty blocks; medians of `iterations` round trips each.
 LaunchTimes measure_launch(unsigned threads, unsigned iterations);
 
 } // namespace bench

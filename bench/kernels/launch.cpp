@@ -1,7 +1,6 @@
 // The empty-launch round trip: Mimic's launch + cudaDeviceSynchronize of an empty kernel
-// against the least a CPU runtime must do for the same work, a dispatch to a persistent
-// pool of worker threads (woken by a condition variable, as an idle runtime's workers
-// would be) that run the empty blocks and report back.
+// against what a native CPU runtime does for the same work: a persistent pool, built as
+// OpenMP's or TBB's are, dispatches the empty blocks to its threads and waits for them.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -17,67 +16,90 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Spins up to 50 us for `done` (an idle runtime thread's grace period), pausing between
+// looks; says whether it came true.
+template <typename F> bool spin_until(F&& done) {
+  const auto deadline = Clock::now() + std::chrono::microseconds(50);
+  for (;;) {
+    if (done()) return true;
+    if (Clock::now() > deadline) return false;
+    for (int i = 0; i < 16; ++i)
+      __builtin_ia32_pause();
+  }
+}
+
+// The caller and `threads - 1` workers share the blocks of a job. A worker out of work
+// spins briefly for the next job, then sleeps on a condition variable; the caller waits
+// for the workers the same way.
 class ThreadPool {
 public:
   explicit ThreadPool(unsigned threads) {
-    for (unsigned i = 0; i < threads; ++i)
+    for (unsigned i = 1; i < threads; ++i)
       workers_.emplace_back([this] { work(); });
   }
 
   ~ThreadPool() {
+    stop_.store(true);
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
+      generation_.fetch_add(1, std::memory_order_release);
     }
     start_.notify_all();
     for (std::thread& t : workers_)
       t.join();
   }
 
-  // Runs blocks [0, blocks) of `block` on the workers and waits until all are done.
+  // Runs blocks [0, blocks) of `block` and returns when all have run.
   void run(unsigned blocks, void (*block)(unsigned)) {
+    block_ = block;
+    blocks_ = blocks;
+    next_.store(0, std::memory_order_relaxed);
+    remaining_.store(unsigned(workers_.size()), std::memory_order_relaxed);
     {
-      std::lock_guard<std::mutex> lock(mutex_);
-      block_ = block;
-      blocks_ = blocks;
-      next_.store(0, std::memory_order_relaxed);
-      busy_ = unsigned(workers_.size());
-      ++generation_;
+      std::lock_guard<std::mutex> lock(mutex_); // a worker going to sleep sees the change
+      generation_.fetch_add(1, std::memory_order_release);
     }
     start_.notify_all();
+    run_blocks();
+    auto finished = [this] { return remaining_.load(std::memory_order_acquire) == 0; };
+    if (spin_until(finished)) return;
     std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [this] { return busy_ == 0; });
+    done_.wait(lock, finished);
   }
 
 private:
+  void run_blocks() {
+    for (unsigned b; (b = next_.fetch_add(1, std::memory_order_relaxed)) < blocks_;)
+      block_(b);
+  }
+
   void work() {
     uint64_t seen = 0;
     for (;;) {
-      void (*block)(unsigned);
-      unsigned blocks;
-      {
+      auto posted = [&] { return generation_.load(std::memory_order_acquire) != seen; };
+      if (!spin_until(posted)) {
         std::unique_lock<std::mutex> lock(mutex_);
-        start_.wait(lock, [&] { return stop_ || generation_ != seen; });
-        if (stop_) return;
-        seen = generation_;
-        block = block_;
-        blocks = blocks_;
+        start_.wait(lock, posted);
       }
-      for (unsigned b; (b = next_.fetch_add(1, std::memory_order_relaxed)) < blocks;)
-        block(b);
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (--busy_ == 0) done_.notify_one();
+      // The next job cannot be posted before this worker has reported this one.
+      seen = generation_.load(std::memory_order_acquire);
+      if (stop_.load()) return;
+      run_blocks();
+      if (remaining_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        done_.notify_one();
+      }
     }
   }
 
   std::vector<std::thread> workers_;
   std::mutex mutex_;
   std::condition_variable start_, done_;
-  uint64_t generation_ = 0;
-  bool stop_ = false;
-  unsigned busy_ = 0, blocks_ = 0;
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<bool> stop_{false};
+  std::atomic<unsigned> next_{0}, remaining_{0};
+  unsigned blocks_ = 0;
   void (*block_)(unsigned) = nullptr;
-  std::atomic<unsigned> next_{0};
 };
 
 // An empty block of 32 threads; the barrier keeps the compiler from removing the loop.

@@ -4,9 +4,10 @@
 //
 //   mimic run -- bench_kernels [--quick] [--reps N] [--only NAME[,NAME...]] [--llc-multiple F]
 //
-// Timing: one untimed run first (for CUDA its time is reported as first_launch_ms: it
-// includes loading and JIT-compiling the kernel's module), then the median of N runs
-// (fewer, at least one, where they pass 10 s; `reps` says how many ran).
+// Timing: one untimed run first, then the median of N runs (fewer, at least one, where
+// they pass 10 s; `reps` says how many ran). Before it, Mimic's first launch of the kernel
+// is timed on a small problem (64 KiB): that is the module's load and JIT compilation,
+// from a cold or a warm JIT cache (first_launch_ms).
 // A run is the kernel's launches plus the wait for them (cudaDeviceSynchronize, clFinish,
 // the end of the parallel region); the data stays on the device between runs. Outputs are
 // checked after the first run. OpenMP and PoCL use as many threads as Mimic: MIMIC_THREADS,
@@ -147,7 +148,7 @@ struct Measurement {
   bool ran = false;
   unsigned reps = 0;
   std::string error;
-  double first_ms = 0, median_ms = 0;
+  double median_ms = 0;
   std::vector<std::vector<unsigned char>> outputs; // by buffer index; empty where not compared
 };
 
@@ -166,9 +167,7 @@ Measurement measure(Platform& platform, const Problem& problem, unsigned reps, b
   Measurement m;
   try {
     platform.load(problem);
-    auto start = Clock::now();
     platform.run(problem);
-    m.first_ms = ms_since(start);
     m.outputs.resize(problem.buffers.size());
     for (size_t i = 0; i < problem.buffers.size(); ++i)
       if (compared(problem.buffers[i])) {
@@ -178,7 +177,7 @@ Measurement measure(Platform& platform, const Problem& problem, unsigned reps, b
     std::vector<double> times;
     double spent_ms = 0;
     for (unsigned r = 0; r < reps && (r == 0 || spent_ms < kTimedBudgetMs); ++r) {
-      start = Clock::now();
+      auto start = Clock::now();
       platform.run(problem);
       times.push_back(ms_since(start));
       spent_ms += times.back();
@@ -208,11 +207,34 @@ std::string cross_check(const Problem& problem, const Measurement& m,
   return differences;
 }
 
-std::string format_ms(const Measurement* m, bool first = false) {
-  if (!m || !m->ran) return "n/a";
+std::string format_ms(std::optional<double> ms) {
+  if (!ms) return "n/a";
   char text[32];
-  snprintf(text, sizeof text, "%.3f", first ? m->first_ms : m->median_ms);
+  snprintf(text, sizeof text, "%.3f", *ms);
   return text;
+}
+
+std::string format_ms(const Measurement* m) {
+  return format_ms(m && m->ran ? std::optional(m->median_ms) : std::nullopt);
+}
+
+// The first launch of `kernel` on a small problem, or nothing if it fails (the full
+// problem's run reports why).
+std::optional<double> first_launch_ms(Platform& cuda, Kernel kernel) {
+  Problem small = make_problem(kernel, Sizes{size_t(64) << 10, Sizes::Scale::tiny});
+  std::optional<double> ms;
+  try {
+    cuda.load(small);
+    auto start = Clock::now();
+    cuda.run(small);
+    ms = ms_since(start);
+  } catch (const std::exception&) {
+  }
+  try {
+    cuda.unload();
+  } catch (const std::exception&) {
+  }
+  return ms;
 }
 
 // Runs one kernel on every platform; prints its line; returns whether its check is ok.
@@ -220,7 +242,8 @@ bool bench_kernel(Kernel kernel, const Sizes& sizes, unsigned reps, Platform& cu
                   Platform& openmp, Platform* opencl) {
   const char* name = kKernelNames[size_t(kernel)];
   Problem problem = make_problem(kernel, sizes);
-  const bool settle = !sizes.quick;
+  const bool settle = sizes.scale == Sizes::Scale::full;
+  std::optional<double> first_ms = first_launch_ms(cuda, kernel);
   Measurement reference = measure(openmp, problem, reps, settle);
   Measurement mimic = measure(cuda, problem, reps, settle);
   std::optional<Measurement> pocl;
@@ -244,7 +267,7 @@ bool bench_kernel(Kernel kernel, const Sizes& sizes, unsigned reps, Platform& cu
   printf("kernel=%s data_mb=%.1f mimic_ms=%s first_launch_ms=%s openmp_ms=%s pocl_ms=%s "
          "reps=%u/%u/%u check=%s\n",
          name, double(problem.data_bytes()) / (1 << 20), format_ms(&mimic).c_str(),
-         format_ms(&mimic, true).c_str(), format_ms(&reference).c_str(),
+         format_ms(first_ms).c_str(), format_ms(&reference).c_str(),
          format_ms(pocl ? &*pocl : nullptr).c_str(), mimic.reps, reference.reps,
          pocl ? pocl->reps : 0, check.c_str());
   fflush(stdout);
@@ -254,7 +277,7 @@ bool bench_kernel(Kernel kernel, const Sizes& sizes, unsigned reps, Platform& cu
 int run(const Options& o) {
   const unsigned threads = thread_count();
   const size_t llc = last_level_cache();
-  Sizes sizes{working_set(o, llc), o.quick};
+  Sizes sizes{working_set(o, llc), o.quick ? Sizes::Scale::quick : Sizes::Scale::full};
   for (const std::string& name : o.only)
     if (name != "launch" &&
         std::find_if(std::begin(kKernelNames), std::end(kKernelNames),

@@ -71,6 +71,18 @@ uint64_t square_side(size_t bytes, size_t matrices) {
   return std::max<uint64_t>(64, side / 32 * 32);
 }
 
+uint64_t pick(const Sizes& sizes, uint64_t tiny, uint64_t quick, uint64_t full) {
+  switch (sizes.scale) {
+  case Sizes::Scale::tiny:
+    return tiny;
+  case Sizes::Scale::quick:
+    return quick;
+  case Sizes::Scale::full:
+    return full;
+  }
+  return full;
+}
+
 } // namespace
 
 Problem make_problem(Kernel kernel, const Sizes& sizes) {
@@ -130,7 +142,7 @@ Problem make_problem(Kernel kernel, const Sizes& sizes) {
     b.push_back(output("out", q.rows * q.cols * sizeof(float), Compare::Exact));
     break;
   case Kernel::sgemm:
-    q.n = sizes.quick ? 256 : 2048;
+    q.n = pick(sizes, 64, 256, 2048);
     b.push_back(floats("a", q.n * q.n, 9, -1, 1));
     b.push_back(floats("b", q.n * q.n, 10, -1, 1));
     b.push_back(output("c", q.n * q.n * sizeof(float), Compare::Float, 1e-4));
@@ -143,7 +155,7 @@ Problem make_problem(Kernel kernel, const Sizes& sizes) {
     b.push_back(output("out", q.rows * q.cols * sizeof(float), Compare::Float, 1e-5));
     break;
   case Kernel::nbody: {
-    q.n = sizes.quick ? 2048 : 32768;
+    q.n = pick(sizes, 256, 2048, 32768);
     q.alpha = 0.01f; // softening squared
     Buffer pos = input("positions", q.n * 4 * sizeof(float));
     auto* f = reinterpret_cast<float*>(pos.host.data());
