@@ -108,16 +108,19 @@ void empty_block(unsigned) {
     asm volatile("" ::: "memory");
 }
 
-template <typename F> double median_us(unsigned iterations, F&& round_trip) {
-  std::vector<double> times;
-  times.reserve(iterations);
-  for (unsigned i = 0; i < iterations; ++i) {
+// Appends the times of `count` round trips, in microseconds.
+template <typename F>
+void time_round_trips(unsigned count, std::vector<double>& times, F&& round_trip) {
+  for (unsigned i = 0; i < count; ++i) {
     auto start = Clock::now();
     round_trip();
     times.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
   }
-  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-  return times[times.size() / 2];
+}
+
+double median(std::vector<double>& v) {
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
 }
 
 } // namespace
@@ -127,13 +130,20 @@ LaunchTimes measure_launch(unsigned threads, unsigned iterations) {
   auto start = Clock::now();
   cuda_empty_launch(threads); // loads and compiles the module
   t.first_launch_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-  for (unsigned i = 0; i < 10; ++i)
-    cuda_empty_launch(threads);
-  t.mimic_us = median_us(iterations, [&] { cuda_empty_launch(threads); });
   ThreadPool pool(threads);
-  for (unsigned i = 0; i < 10; ++i)
-    pool.run(threads, empty_block);
-  t.native_us = median_us(iterations, [&] { pool.run(threads, empty_block); });
+  auto mimic = [&] { cuda_empty_launch(threads); };
+  auto native = [&] { pool.run(threads, empty_block); };
+  std::vector<double> warm_up, mimic_us, native_us;
+  time_round_trips(10, warm_up, mimic);
+  time_round_trips(10, warm_up, native);
+  // In alternating rounds, so that both see the same machine (other load, clock speed).
+  constexpr unsigned kRounds = 10;
+  for (unsigned round = 0; round < kRounds; ++round) {
+    time_round_trips(iterations / kRounds, mimic_us, mimic);
+    time_round_trips(iterations / kRounds, native_us, native);
+  }
+  t.mimic_us = median(mimic_us);
+  t.native_us = median(native_us);
   return t;
 }
 
