@@ -14,6 +14,9 @@
 #include <llvm/IR/MDBuilder.h>
 
 #include <llvm/IR/Verifier.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/Local.h>
+#include <llvm/Transforms/Utils/ValueMapper.h>
 #include <llvm/Support/raw_ostream.h>
 
 namespace mimic::codegen {
@@ -672,7 +675,80 @@ Function* FunctionLowering::run() {
       stop_thread(kThreadExited);
     }
   insert_spills();
+  split_thread_loop(end);
   return fn_;
+}
+
+// One thread loop per resume point instead of one loop that dispatches on the resume point
+// for every thread: each entry's loop holds a copy of the code reachable from it up to the
+// next stops (where its threads stop, they go to its latch). The code between two barriers
+// becomes a plain loop over the threads, which LLVM can vectorise, with no switch in it.
+// The copies together are about the size of the original when the split points divide the
+// kernel into regions, as they do.
+void FunctionLowering::split_thread_loop(Value* end) {
+  if (dispatch_->getNumCases() < 2)
+    return; // one entry: the loop is that entry's already
+  // Kernels with functions inlined because they wait (device-debug builds) keep the one
+  // loop: split, they loop forever (tests/cuda's -G variants of warp_shfl and cg_tiles; a
+  // -G kernel calling a function with a shuffle in a loop), a fault not found yet. At O3
+  // the one-loop form of such a kernel hangs too, so some per-thread state of inlined
+  // calls seems to survive a split only by accident. Debug builds matter least for speed.
+  if (inlined_waiting_call_)
+    return;
+  BasicBlock* entry = &fn_->getEntryBlock();
+  BasicBlock* done = dispatch_->getDefaultDest();
+  Value* resume = fn_->getArg(4);
+  std::vector<std::pair<ConstantInt*, BasicBlock*>> cases;
+  for (auto c : dispatch_->cases())
+    cases.push_back({c.getCaseValue(), c.getCaseSuccessor()});
+  SwitchInst* top = nullptr;
+  {
+    Instruction* br = entry->getTerminator();
+    IRBuilder<> b(br);
+    top = b.CreateSwitch(resume, done, unsigned(cases.size()));
+    br->eraseFromParent();
+  }
+  for (auto [value, start] : cases) {
+    // The blocks a thread entering at `start` runs before it stops.
+    std::vector<BasicBlock*> region;
+    SmallPtrSet<BasicBlock*, 32> seen;
+    std::vector<BasicBlock*> work{start};
+    seen.insert(start);
+    while (!work.empty()) {
+      BasicBlock* bb = work.back();
+      work.pop_back();
+      region.push_back(bb);
+      for (BasicBlock* s : successors(bb))
+        if (s != latch_ && seen.insert(s).second)
+          work.push_back(s);
+    }
+    std::string tag = std::to_string(value->getZExtValue());
+    BasicBlock* head = BasicBlock::Create(ctx(), "threads" + tag, fn_);
+    BasicBlock* latch = BasicBlock::Create(ctx(), "next_thread" + tag, fn_);
+    ValueToValueMapTy map;
+    map[latch_] = latch;
+    std::vector<BasicBlock*> copies;
+    for (BasicBlock* bb : region) {
+      BasicBlock* copy = CloneBasicBlock(bb, map, "." + tag, fn_);
+      map[bb] = copy;
+      copies.push_back(copy);
+    }
+    remapInstructionsInBlocks(copies, map);
+    // φ-nodes keep only the edges of this copy.
+    for (BasicBlock* copy : copies)
+      for (PHINode& phi : make_early_inc_range(copy->phis()))
+        for (unsigned i = phi.getNumIncomingValues(); i-- > 0;)
+          if (!seen.count(phi.getIncomingBlock(i)) && !llvm::is_contained(copies, phi.getIncomingBlock(i)))
+            phi.removeIncomingValue(i, false);
+    IRBuilder<> b(head);
+    b.CreateCondBr(b.CreateICmpULT(b.CreateLoad(b.getInt32Ty(), thread_), end), cast<BasicBlock>(map[start]), done);
+    b.SetInsertPoint(latch);
+    b.CreateStore(b.CreateAdd(b.CreateLoad(b.getInt32Ty(), thread_), b.getInt32(1)), thread_);
+    b.CreateBr(head);
+    top->addCase(value, head);
+  }
+  // The shared loop is unreachable now.
+  removeUnreachableBlocks(*fn_);
 }
 
 // A .func: `void @f(ptr %argv, ptr %retv, ptr %block, i32 %thread, i64 %sp)`, where argv

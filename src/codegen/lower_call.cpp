@@ -161,6 +161,7 @@ void FunctionLowering::inline_call(const ptx::Instruction& ins, const ptx::Funct
   argv_ = argv;
   retv_ = retv;
   layout_locals(*callee.body);
+  inlined_waiting_call_ = true;
   BasicBlock* exit = BasicBlock::Create(ctx(), "inlined_" + std::string(callee.name) + "_end", fn_);
   inline_stack_.push_back({&callee, exit});
   scopes_.emplace_back();

@@ -127,6 +127,8 @@ private:
   void stop_thread(uint32_t code);
   unsigned split(SplitKind kind);
   void insert_spills();
+  void split_thread_loop(llvm::Value* end);
+  bool inlined_waiting_call_ = false; // inline_call was used (see split_thread_loop)
   void layout_locals(const ptx::Block& block);
   llvm::Value* symbol_address(std::string_view name);
   llvm::Value* value(const ptx::Instruction& ins, const ptx::Operand& op, llvm::Type* want, bool sign_extend);
