@@ -208,7 +208,7 @@ CUresult launch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned b
     node.work = [k] { return run_launch(*k); };
     return runtime::capture_node(s, node);
   }
-  runtime::submit(s, [k] { return run_launch(*k); });
+  runtime::submit(s, [k] { return run_launch(*k); }, {}, true);
   return CUDA_SUCCESS;
 }
 

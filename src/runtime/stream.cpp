@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "runtime/graph.h"
+#include "support/config.h"
 #include "runtime/handle.h"
 
 namespace mimic::runtime {
@@ -71,7 +72,7 @@ void Stream::run() {
     Item item;
     {
       std::unique_lock lock(mutex);
-      changed.wait(lock, [&] { return stopping || !queue.empty(); });
+      changed.wait(lock, [&] { return stopping || (!queue.empty() && !running_inline); });
       if (queue.empty())
         return;
       item = std::move(queue.front());
@@ -88,9 +89,37 @@ void Stream::run() {
       if (r != CUDA_SUCCESS && error == CUDA_SUCCESS)
         error = r;
       completed = item.sequence;
+      finished.store(completed, std::memory_order_release);
     }
     changed.notify_all();
   }
+}
+
+bool Stream::run_inline(Work& work, const std::vector<std::pair<Stream*, uint64_t>>& after) {
+  for (auto& [other, seq] : after)
+    if (other != this && other->finished.load(std::memory_order_acquire) < seq)
+      return false;
+  uint64_t sequence;
+  {
+    std::lock_guard lock(mutex);
+    if (running_inline || !queue.empty() || completed != enqueued || stopping)
+      return false;
+    running_inline = true;
+    sequence = ++enqueued;
+  }
+  CUresult r = context->sticky_error.load();
+  if (r == CUDA_SUCCESS)
+    r = work();
+  {
+    std::lock_guard lock(mutex);
+    if (r != CUDA_SUCCESS && error == CUDA_SUCCESS)
+      error = r;
+    completed = sequence;
+    finished.store(completed, std::memory_order_release);
+    running_inline = false;
+  }
+  changed.notify_all();
+  return true;
 }
 
 uint64_t Stream::enqueue(Work work, std::vector<std::pair<Stream*, uint64_t>> after) {
@@ -172,7 +201,7 @@ CUresult destroy_stream(Stream* s) {
   return CUDA_SUCCESS;
 }
 
-uint64_t submit(Stream* stream, Work work, std::vector<std::pair<Stream*, uint64_t>> after) {
+uint64_t submit(Stream* stream, Work work, std::vector<std::pair<Stream*, uint64_t>> after, bool may_run_inline) {
   if (any_capture() && capture_submit(stream, work))
     return 0; // a node of the stream's capture now
   Context* c = stream->context;
@@ -185,6 +214,8 @@ uint64_t submit(Stream* stream, Work work, std::vector<std::pair<Stream*, uint64
     Stream* legacy = legacy_stream(c);
     after.emplace_back(legacy, legacy->last_enqueued());
   }
+  if (may_run_inline && config::inline_launches() && stream->run_inline(work, after))
+    return stream->last_enqueued();
   return stream->enqueue(std::move(work), std::move(after));
 }
 

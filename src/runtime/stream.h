@@ -6,6 +6,7 @@
 // record at the time of the wait completes.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cuda.h>
@@ -35,6 +36,9 @@ struct Stream {
   // Enqueues work to run after everything enqueued before it (and after `after`);
   // returns its sequence number (see wait_for).
   uint64_t enqueue(Work work, std::vector<std::pair<Stream*, uint64_t>> after = {});
+  // Runs work on the calling thread when nothing is queued or running on this stream and
+  // what it must follow (`after`) has completed; false (nothing run) otherwise.
+  bool run_inline(Work& work, const std::vector<std::pair<Stream*, uint64_t>>& after);
   // Blocks until everything enqueued so far has run. Returns the first error of that work.
   CUresult synchronize();
   bool idle();
@@ -51,6 +55,8 @@ struct Stream {
   };
   std::deque<Item> queue;
   uint64_t enqueued = 0, completed = 0;
+  std::atomic<uint64_t> finished{0}; // `completed` as last set, readable without the lock
+  bool running_inline = false;       // run_inline is running an item: the worker waits
   CUresult error = CUDA_SUCCESS; // first failure since the last synchronize
   std::thread worker;
   bool stopping = false;
@@ -84,7 +90,11 @@ CUresult destroy_stream(Stream* stream);
 
 // Enqueue on `stream` honouring legacy default stream ordering (and after `also`);
 // returns the sequence, or 0 when the stream captures and the work became a graph node.
-uint64_t submit(Stream* stream, Work work, std::vector<std::pair<Stream*, uint64_t>> also = {});
+// With may_run_inline (kernel launches), work that could start at once runs on the calling
+// thread instead of the stream's worker (config::inline_launches): a launch then costs no
+// thread hand-off, and the host still sees a launch that returned and work to synchronize.
+uint64_t submit(Stream* stream, Work work, std::vector<std::pair<Stream*, uint64_t>> also = {},
+                bool may_run_inline = false);
 // Enqueue and wait for that work (synchronous API calls); returns its result, or a
 // CUDA_ERROR_STREAM_CAPTURE_* error when the call would break a capture in progress.
 CUresult submit_and_wait(Stream* stream, Work work);

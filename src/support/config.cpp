@@ -69,6 +69,21 @@ unsigned worker_threads() {
   return n;
 }
 
+bool inline_launches() {
+  static const bool on = [] {
+    const char* env = std::getenv("MIMIC_LAUNCH");
+    if (!env || !*env)
+      return true;
+    std::string s = env;
+    if (s == "async")
+      return false;
+    if (s != "inline")
+      log_warning("MIMIC_LAUNCH='" + s + "' is neither 'inline' nor 'async'; using inline");
+    return true;
+  }();
+  return on;
+}
+
 std::pair<int, int> compute_capability() {
   static const std::pair<int, int> cc = parse_compute_capability();
   return cc;

@@ -17,4 +17,10 @@ bool check_memory();
 // multiprocessors); the machine's hardware threads when unset.
 unsigned worker_threads();
 
+// MIMIC_LAUNCH=async: every kernel launch goes to its stream's worker thread. By default a
+// launch on a stream with nothing pending runs on the launching thread (the launch returns
+// when the kernel has run), which saves two thread hand-offs per launch; a program whose
+// kernel waits for the host to act after the launch returns needs async.
+bool inline_launches();
+
 } // namespace mimic::config

@@ -4,6 +4,7 @@
 #include <climits>
 #include <immintrin.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -16,14 +17,20 @@ namespace {
 // How long a worker (or the caller waiting for the workers) spins before it sleeps.
 constexpr auto kSpin = std::chrono::microseconds(50);
 
+// The spinning yields the processor now and then: on a machine with as many workers as
+// cores, a spinning worker would otherwise keep the application's own threads (the one
+// about to launch the next kernel) waiting for the scheduler.
 template <typename Done> bool spin_until(Done&& done) {
   auto start = std::chrono::steady_clock::now();
   for (unsigned i = 0;; ++i) {
     if (done())
       return true;
     _mm_pause();
-    if ((i & 63) == 63 && std::chrono::steady_clock::now() - start > kSpin)
-      return false;
+    if ((i & 15) == 15) {
+      sched_yield();
+      if (std::chrono::steady_clock::now() - start > kSpin)
+        return false;
+    }
   }
 }
 
