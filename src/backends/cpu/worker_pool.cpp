@@ -26,7 +26,7 @@ template <typename Done> bool spin_until(Done&& done) {
     if (done())
       return true;
     _mm_pause();
-    if ((i & 15) == 15) {
+    if ((i & 127) == 127) { // every few microseconds
       sched_yield();
       if (std::chrono::steady_clock::now() - start > kSpin)
         return false;
@@ -65,12 +65,18 @@ void WorkerPool::worker(unsigned index) {
   uint32_t seen = 0;
   for (;;) {
     if (!spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; }))
-      while (generation_.load(std::memory_order_acquire) == seen)
-        futex_wait(generation_, seen);
+      while (generation_.load(std::memory_order_acquire) == seen) {
+        // Announced before the last look at generation_, so that run() either sees a
+        // sleeper and wakes it or this thread sees the new generation (both seq_cst).
+        sleepers_.fetch_add(1, std::memory_order_seq_cst);
+        if (generation_.load(std::memory_order_seq_cst) == seen)
+          futex_wait(generation_, seen);
+        sleepers_.fetch_sub(1, std::memory_order_seq_cst);
+      }
     ++seen; // one generation at a time: the caller waits for every worker before the next
     if (index < count_)
       (*job_)(index);
-    if (remaining_.fetch_sub(1, std::memory_order_acq_rel) == 1)
+    if (remaining_.fetch_sub(1, std::memory_order_seq_cst) == 1 && caller_asleep_.load(std::memory_order_seq_cst))
       futex_wake_all(remaining_);
   }
 }
@@ -90,12 +96,16 @@ bool WorkerPool::run(unsigned count, const std::function<void(unsigned)>& job, b
   // Every worker takes part in each generation (those past `count` just check in), so
   // that `remaining` counts them all and none can miss a generation.
   remaining_.store(uint32_t(threads_.size()), std::memory_order_relaxed);
-  generation_.fetch_add(1, std::memory_order_acq_rel);
-  futex_wake_all(generation_);
+  generation_.fetch_add(1, std::memory_order_seq_cst);
+  if (sleepers_.load(std::memory_order_seq_cst) != 0) // no system call while all spin
+    futex_wake_all(generation_);
   job(0);
-  if (!spin_until([&] { return remaining_.load(std::memory_order_acquire) == 0; }))
-    for (uint32_t left; (left = remaining_.load(std::memory_order_acquire)) != 0;)
+  if (!spin_until([&] { return remaining_.load(std::memory_order_acquire) == 0; })) {
+    caller_asleep_.store(true, std::memory_order_seq_cst);
+    for (uint32_t left; (left = remaining_.load(std::memory_order_seq_cst)) != 0;)
       futex_wait(remaining_, left);
+    caller_asleep_.store(false, std::memory_order_seq_cst);
+  }
   job_ = nullptr;
   return true;
 }

@@ -36,6 +36,8 @@ private:
   unsigned count_ = 0;
   std::atomic<uint32_t> generation_{0};   // bumped for each job; workers wait on it
   std::atomic<uint32_t> remaining_{0};    // workers still running the current job
+  std::atomic<uint32_t> sleepers_{0};     // workers asleep on generation_ (or about to be)
+  std::atomic<bool> caller_asleep_{false}; // run() asleep on remaining_ (or about to be)
 };
 
 } // namespace mimic::cpu
