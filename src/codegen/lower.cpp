@@ -702,26 +702,42 @@ void FunctionLowering::split_thread_loop(Value* end) {
   for (auto c : dispatch_->cases())
     cases.push_back({c.getCaseValue(), c.getCaseSuccessor()});
   SwitchInst* top = nullptr;
-  {
-    Instruction* br = entry->getTerminator();
-    IRBuilder<> b(br);
-    top = b.CreateSwitch(resume, done, unsigned(cases.size()));
-    br->eraseFromParent();
-  }
+  // The blocks a thread entering at each resume point runs before it stops.
+  std::vector<std::vector<BasicBlock*>> regions;
+  std::vector<SmallPtrSet<BasicBlock*, 32>> members;
+  size_t copied = 0, original = 0;
+  for (BasicBlock& bb : *fn_)
+    original += bb.size();
   for (auto [value, start] : cases) {
-    // The blocks a thread entering at `start` runs before it stops.
-    std::vector<BasicBlock*> region;
-    SmallPtrSet<BasicBlock*, 32> seen;
+    std::vector<BasicBlock*>& region = regions.emplace_back();
+    SmallPtrSet<BasicBlock*, 32>& seen = members.emplace_back();
     std::vector<BasicBlock*> work{start};
     seen.insert(start);
     while (!work.empty()) {
       BasicBlock* bb = work.back();
       work.pop_back();
       region.push_back(bb);
+      copied += bb->size();
       for (BasicBlock* s : successors(bb))
         if (s != latch_ && seen.insert(s).second)
           work.push_back(s);
     }
+  }
+  // Where split points sit inside loops, each region runs on around the loop and through
+  // the rest of the kernel: the copies would multiply the code (and the compile time, by 4
+  // on bench/kernels). Such kernels keep the one loop.
+  if (copied > original + original / 2)
+    return;
+  {
+    Instruction* br = entry->getTerminator();
+    IRBuilder<> b(br);
+    top = b.CreateSwitch(resume, done, unsigned(cases.size()));
+    br->eraseFromParent();
+  }
+  for (size_t c = 0; c < cases.size(); ++c) {
+    auto [value, start] = cases[c];
+    const std::vector<BasicBlock*>& region = regions[c];
+    const SmallPtrSet<BasicBlock*, 32>& seen = members[c];
     std::string tag = std::to_string(value->getZExtValue());
     BasicBlock* head = BasicBlock::Create(ctx(), "threads" + tag, fn_);
     BasicBlock* latch = BasicBlock::Create(ctx(), "next_thread" + tag, fn_);
@@ -1046,26 +1062,11 @@ void tag_executor_memory(Module& m, const std::map<Function*, ModuleLowering::Fu
                                    offsetof(BlockState, warp_mask), offsetof(BlockState, fragments),
                                    offsetof(BlockState, barrier)};
   constexpr size_t kCount = std::size(kArrays);
-  LLVMContext& c = m.getContext();
-  MDBuilder md(c);
-  MDNode* domain = md.createAnonymousAliasScopeDomain("mimic executor");
-  SmallVector<Metadata*, kCount> scopes;
-  for (size_t a = 0; a < kCount; ++a)
-    scopes.push_back(md.createAnonymousAliasScope(domain, "executor array " + std::to_string(a)));
-  MDNode* all = MDNode::get(c, scopes);
-  MDNode* own[kCount];
-  MDNode* others[kCount];
-  for (size_t a = 0; a < kCount; ++a) {
-    own[a] = MDNode::get(c, {scopes[a]});
-    SmallVector<Metadata*, kCount> rest;
-    for (size_t b = 0; b < kCount; ++b)
-      if (b != a)
-        rest.push_back(scopes[b]);
-    others[a] = MDNode::get(c, rest);
-  }
   const DataLayout& dl = m.getDataLayout();
-  // Which array an address is in; -1 for the program's memory.
-  auto array_of = [&](Value* address, Argument* block) -> int {
+  // Which array an address is in (-1: the program's memory); for spill slots, which slot
+  // (the lowering addresses slot s of thread t as spill[s * nthreads + t]).
+  auto array_of = [&](Value* address, Argument* block, int64_t& slot) -> int {
+    slot = -1;
     auto* base = dyn_cast<LoadInst>(getUnderlyingObject(address));
     if (!base)
       return -1;
@@ -1075,10 +1076,26 @@ void tag_executor_memory(Module& m, const std::map<Function*, ModuleLowering::Fu
     if (root != block)
       return -1;
     for (size_t a = 0; a < kCount; ++a)
-      if (offset == kArrays[a])
+      if (offset == kArrays[a]) {
+        if (a == 0)
+          if (auto* gep = dyn_cast<GetElementPtrInst>(address); gep && gep->getNumIndices() == 1)
+            if (auto* sum = dyn_cast<BinaryOperator>(gep->getOperand(1)); sum && sum->getOpcode() == Instruction::Add)
+              if (auto* product = dyn_cast<BinaryOperator>(sum->getOperand(0));
+                  product && product->getOpcode() == Instruction::Mul)
+                if (auto* c = dyn_cast<ConstantInt>(product->getOperand(0)))
+                  slot = int64_t(c->getZExtValue());
         return int(a);
+      }
     return -1;
   };
+  // One scope per array other than the spill area, and one per spill slot in use.
+  struct Access {
+    Instruction* i;
+    int array;
+    int64_t slot;
+  };
+  std::vector<Access> accesses;
+  int64_t slots = 0;
   for (auto& [fn, f] : facts) {
     if (!f.block || fn->isDeclaration())
       continue;
@@ -1095,14 +1112,46 @@ void tag_executor_memory(Module& m, const std::map<Function*, ModuleLowering::Fu
           address = x->getPointerOperand();
         else if (!isa<MemIntrinsic>(&i))
           continue;
-        int a = address ? array_of(address, f.block) : -1;
-        if (a < 0) {
-          i.setMetadata(LLVMContext::MD_noalias, all);
-        } else {
-          i.setMetadata(LLVMContext::MD_alias_scope, own[a]);
-          i.setMetadata(LLVMContext::MD_noalias, others[a]);
-        }
+        int64_t slot = -1;
+        int a = address ? array_of(address, f.block, slot) : -1;
+        accesses.push_back({&i, a, slot});
+        slots = std::max(slots, slot + 1);
       }
+  }
+  LLVMContext& c = m.getContext();
+  MDBuilder md(c);
+  MDNode* domain = md.createAnonymousAliasScopeDomain("mimic executor");
+  // Scope k: array k for k in [1, kCount); spill slot s: kCount + s; the spill area as a
+  // whole (an access whose slot is not known): 0.
+  SmallVector<Metadata*, 64> scopes;
+  for (int64_t k = 0; k < int64_t(kCount) + slots; ++k)
+    scopes.push_back(md.createAnonymousAliasScope(domain, "executor " + std::to_string(k)));
+  auto scope_of = [&](const Access& a) { return a.array == 0 && a.slot >= 0 ? size_t(kCount + a.slot) : size_t(a.array); };
+  MDNode* all = MDNode::get(c, scopes);
+  std::map<size_t, std::pair<MDNode*, MDNode*>> tags; // scope -> (its own, all the others)
+  auto tag = [&](size_t k) -> std::pair<MDNode*, MDNode*>& {
+    auto it = tags.find(k);
+    if (it != tags.end())
+      return it->second;
+    SmallVector<Metadata*, 64> rest;
+    for (size_t o = 0; o < scopes.size(); ++o) {
+      if (o == k)
+        continue;
+      // The spill area as a whole may be any slot, and any slot part of it.
+      if ((k == 0 && o >= kCount) || (k >= kCount && o == 0))
+        continue;
+      rest.push_back(scopes[o]);
+    }
+    return tags[k] = {MDNode::get(c, {scopes[k]}), MDNode::get(c, rest)};
+  };
+  for (const Access& a : accesses) {
+    if (a.array < 0) {
+      a.i->setMetadata(LLVMContext::MD_noalias, all);
+      continue;
+    }
+    auto& [own, others] = tag(scope_of(a));
+    a.i->setMetadata(LLVMContext::MD_alias_scope, own);
+    a.i->setMetadata(LLVMContext::MD_noalias, others);
   }
 }
 
