@@ -176,9 +176,7 @@ uint32_t mimic_check_access(const BlockState* block, uint32_t t, const void* p, 
                             uint32_t flags);
 void mimic_device_free(void* pointer);
 
-// shfl.sync: mode 0 up, 1 down, 2 bfly, 3 idx. Returns the value in bits 0..31 and the
-// predicate (source lane in range) in bit 32.
-uint64_t mimic_warp_shfl(const BlockState* block, uint32_t t, uint32_t mode, uint32_t b, uint32_t c, uint32_t mask);
+// (shfl.sync is computed in line: codegen/lower_sync.cpp.)
 // vote: mode 0 all, 1 any, 2 uni, 3 ballot.
 uint32_t mimic_warp_vote(const BlockState* block, uint32_t t, uint32_t mode, uint32_t mask);
 // match.sync: mode 0 any, 1 all; `wide` compares 64-bit values. Bit 32 of the result is

@@ -262,7 +262,6 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
   auto helper = [&](const char* name, auto* fn) {
     symbols[out->jit->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn), llvm::JITSymbolFlags::Exported};
   };
-  helper("mimic_warp_shfl", &codegen::mimic_warp_shfl);
   helper("mimic_warp_vote", &codegen::mimic_warp_vote);
   helper("mimic_warp_match", &codegen::mimic_warp_match);
   helper("mimic_warp_redux", &codegen::mimic_warp_redux);

@@ -31,42 +31,6 @@ uint32_t value32(const BlockState* block, const Warp& w, uint32_t lane) {
 
 } // namespace
 
-extern "C" uint64_t mimic_warp_shfl(const BlockState* block, uint32_t t, uint32_t mode, uint32_t b, uint32_t c,
-                                    uint32_t mask) {
-  Warp w = warp_of(block, t, mask);
-  const uint32_t bval = b & 31, cval = c & 31, segmask = (c >> 8) & 31;
-  const int lane = int(w.lane);
-  const int max_lane = int((w.lane & segmask) | (cval & ~segmask));
-  const int min_lane = int(w.lane & segmask);
-  int j = lane;
-  bool in_range = false;
-  switch (mode) {
-  case 0: // up
-    j = lane - int(bval);
-    in_range = j >= max_lane;
-    break;
-  case 1: // down
-    j = lane + int(bval);
-    in_range = j <= max_lane;
-    break;
-  case 2: // bfly
-    j = lane ^ int(bval);
-    in_range = j <= max_lane;
-    break;
-  default: // idx
-    j = min_lane | int(bval & ~segmask);
-    in_range = j <= max_lane;
-    break;
-  }
-  if (!in_range)
-    j = lane;
-  // A source lane outside the block (a partial last warp) reads the caller's own value;
-  // one that did not take part gives what it last published (undefined in PTX).
-  if (w.base + uint32_t(j) >= block->nthreads)
-    j = lane;
-  return uint64_t(value32(block, w, uint32_t(j))) | (uint64_t(in_range) << 32);
-}
-
 extern "C" uint32_t mimic_warp_vote(const BlockState* block, uint32_t t, uint32_t mode, uint32_t mask) {
   Warp w = warp_of(block, t, mask);
   uint32_t ballot = 0;
