@@ -475,8 +475,9 @@ CUresult run_block(const CompiledKernel& k, const void* args, BlockState& bs, Sc
   // range [lo, hi) (the others exited, as in `if (warp == 0) ...`) and all stop at the
   // same split point: a full barrier, or a warp or matrix operation whose member masks
   // name every running lane of their warps. Then nothing is tracked per thread.
-  uint32_t lo = 0, hi = n;
-  for (uint32_t point = codegen::kResumeStart;;) {
+  uint32_t lo = 0, hi = n, point = codegen::kResumeStart;
+in_step:
+  for (;;) {
     run_threads(k, args, bs, lo, hi, point);
     while (lo < hi && s.next[lo] == codegen::kThreadExited)
       ++lo;
@@ -528,12 +529,39 @@ CUresult run_block(const CompiledKernel& k, const void* args, BlockState& bs, Sc
     std::copy(s.exchange.begin() + lo, s.exchange.begin() + hi, s.released.begin() + lo);
     point = stop;
   }
-  // Out of step: every thread's own state from here on.
+  // Out of step: every thread's own state from here on (threads outside [lo, hi) exited).
+  done = 0;
+  std::fill_n(s.status.begin(), n, uint8_t(Runnable));
   for (uint32_t i = 0; i < n; ++i)
     if (!absorb(i))
       return ended(s.next[i]);
 
   for (;;) {
+    // Back in step (`if (warp == 0) {...}` ended at a barrier): every thread that has not
+    // exited is runnable at the same point, in one range, with no bar.arrive pending.
+    if (!again) {
+      uint32_t first = n, last = 0;
+      bool in_step = true;
+      for (uint32_t t = 0; t < n && in_step; ++t) {
+        if (s.status[t] == Done)
+          continue;
+        if (s.status[t] != Runnable || (first < n && (s.resume[t] != s.resume[first] || last + 1 != t))) {
+          in_step = false;
+          break;
+        }
+        if (first == n)
+          first = t;
+        last = t;
+      }
+      for (uint32_t id = 0; id < 256 && in_step; ++id)
+        in_step = arrivals[id] == 0;
+      if (in_step && first < n) {
+        lo = first;
+        hi = last + 1;
+        point = s.resume[first];
+        goto in_step;
+      }
+    }
     // Every runnable thread goes on to its next stop, in runs that resume at the same point.
     for (uint32_t t = 0; t < n;) {
       if (s.status[t] != Runnable) {
