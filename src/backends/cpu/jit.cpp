@@ -814,7 +814,9 @@ CUresult launch_on_cpu(runtime::CompiledProgram& compiled, size_t kernel, const 
     bs.barrier = s.barrier.data();
     volatile uint64_t current = 0;
     sigjmp_buf jump;
-    if (sigsetjmp(jump, 1) != 0) {
+    // The signal mask need not be saved (a system call per worker and launch): the fault
+    // handler runs with SA_NODEFER and an empty sa_mask, so it leaves the mask as it was.
+    if (sigsetjmp(jump, 0) != 0) {
       t_fault_jump = nullptr;
       uint64_t b = current;
       char text[256];
