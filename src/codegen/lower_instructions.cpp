@@ -257,8 +257,11 @@ void FunctionLowering::lower_memory(const ptx::Instruction& ins) {
   bool kernel_param = space == Modifier::Param && where.kind == ptx::OperandKind::Address && where.count == 1 &&
                       where.elems[0].kind == ptx::OperandKind::Name &&
                       kernel_params_.count(where.elems[0].name_view()) != 0;
+  // So is what ld.global.nc reads (the non-coherent path nvcc uses for const __restrict__
+  // data): PTX leaves it undefined if the kernel writes it, so no store can change it.
+  bool read_only = kernel_param || (load && has(ins, Modifier::Nc));
   auto mark = [&](LoadInst* v) {
-    if (kernel_param)
+    if (read_only)
       v->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(ctx(), {}));
   };
   if (lanes == 1) {
