@@ -355,6 +355,31 @@ void FunctionLowering::lower_int(const ptx::Instruction& ins) {
   }
 }
 
+namespace {
+
+// The bits a scalar video selector names: .b0-.b3 a byte, .h0/.h1 a half, none the word.
+bool video_field(ptx::Component c, unsigned& shift, unsigned& width) {
+  switch (c) {
+  case ptx::Component::None:
+    shift = 0, width = 32;
+    return true;
+  case ptx::Component::B0:
+  case ptx::Component::B1:
+  case ptx::Component::B2:
+  case ptx::Component::B3:
+    shift = 8 * unsigned(int(c) - int(ptx::Component::B0)), width = 8;
+    return true;
+  case ptx::Component::H0:
+  case ptx::Component::H1:
+    shift = 16 * unsigned(int(c) - int(ptx::Component::H0)), width = 16;
+    return true;
+  default:
+    return false;
+  }
+}
+
+} // namespace
+
 // One source of a scalar video instruction: its selected byte or half (.b0-.b3, .h0/.h1)
 // or the whole word, extended to 64 bits by its type.
 Value* FunctionLowering::video_part(const ptx::Instruction& ins, const ptx::Operand& op, bool s) {
@@ -369,34 +394,8 @@ Value* FunctionLowering::video_part(const ptx::Instruction& ins, const ptx::Oper
     word = value(ins, op, i32, false);
   }
   unsigned shift = 0, width = 32;
-  switch (op.component) {
-  case ptx::Component::None:
-    break;
-  case ptx::Component::B0:
-    width = 8;
-    break;
-  case ptx::Component::B1:
-    width = 8;
-    shift = 8;
-    break;
-  case ptx::Component::B2:
-    width = 8;
-    shift = 16;
-    break;
-  case ptx::Component::B3:
-    width = 8;
-    shift = 24;
-    break;
-  case ptx::Component::H0:
-    width = 16;
-    break;
-  case ptx::Component::H1:
-    width = 16;
-    shift = 16;
-    break;
-  default:
+  if (!video_field(op.component, shift, width))
     unsupported(ins, "a scalar video operand selects .b0-.b3 or .h0/.h1");
-  }
   Value* x = b_.CreateTrunc(b_.CreateLShr(word, shift), b_.getIntNTy(width));
   return s ? b_.CreateSExt(x, i64) : b_.CreateZExt(x, i64);
 }
@@ -884,34 +883,8 @@ void FunctionLowering::lower_int_bits(const ptx::Instruction& ins) {
     }
     const ptx::Operand& d = ins.operands[0];
     unsigned dshift = 0, dwidth = 32;
-    switch (d.component) {
-    case ptx::Component::None:
-      break;
-    case ptx::Component::B0:
-      dwidth = 8;
-      break;
-    case ptx::Component::B1:
-      dwidth = 8;
-      dshift = 8;
-      break;
-    case ptx::Component::B2:
-      dwidth = 8;
-      dshift = 16;
-      break;
-    case ptx::Component::B3:
-      dwidth = 8;
-      dshift = 24;
-      break;
-    case ptx::Component::H0:
-      dwidth = 16;
-      break;
-    case ptx::Component::H1:
-      dwidth = 16;
-      dshift = 16;
-      break;
-    default:
+    if (!video_field(d.component, dshift, dwidth))
       unsupported(ins, "a scalar video destination selects .b0-.b3 or .h0/.h1");
-    }
     if (ins.has(Modifier::Sat)) {
       bool s = is_signed(dt);
       int64_t lo = s ? -(int64_t(1) << (dwidth - 1)) : 0;

@@ -119,17 +119,23 @@ void FunctionLowering::lower_matrix(const ptx::Instruction& ins) {
     split(SplitKind::WarpMatrix);
   };
 
-  if (ins.opcode == Opcode::Ldmatrix) {
-    // ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}{.shared}.b16 d, [addr]
+  // ldmatrix / stmatrix: .m8n8.x{1,2,4}{.trans}.b16; each lane publishes the address of
+  // the row it names (operand `address_operand`) in fragment words 0-1.
+  auto row_matrices = [&](MatrixOp::Kind kind, const char* name, size_t address_operand) {
     if (op.m != 8 || op.n != 8 || !ins.has(Modifier::B16))
-      unsupported(ins, "only ldmatrix .m8n8 .b16 is supported");
-    op.kind = MatrixOp::Ldmatrix;
+      unsupported(ins, std::string("only ") + name + " .m8n8 .b16 is supported");
+    op.kind = kind;
     op.m = ins.has(Modifier::X4) ? 4 : ins.has(Modifier::X2) ? 2 : 1;
     op.transpose = ins.has(Modifier::Trans);
-    auto dst = words_of(ins.operands[0]);
     bool shared = ins.has(Modifier::Shared) || ins.has(Modifier::SharedCta);
-    Value* row = address(ins, ins.operands[1], shared ? Modifier::Shared : Modifier::None);
+    Value* row = address(ins, ins.operands[address_operand], shared ? Modifier::Shared : Modifier::None);
     b_.CreateStore(b_.CreatePtrToInt(row, i64), fragment_slot(0));
+  };
+
+  if (ins.opcode == Opcode::Ldmatrix) {
+    // ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}{.shared}.b16 d, [addr]
+    auto dst = words_of(ins.operands[0]);
+    row_matrices(MatrixOp::Ldmatrix, "ldmatrix", 1);
     stop_for_warp();
     read_words(dst);
     return;
@@ -137,17 +143,10 @@ void FunctionLowering::lower_matrix(const ptx::Instruction& ins) {
 
   if (ins.opcode == Opcode::Stmatrix) {
     // stmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}{.shared}.b16 [addr], r: ldmatrix's inverse
-    if (op.m != 8 || op.n != 8 || !ins.has(Modifier::B16))
-      unsupported(ins, "only stmatrix .m8n8 .b16 is supported");
-    op.kind = MatrixOp::Stmatrix;
-    op.m = ins.has(Modifier::X4) ? 4 : ins.has(Modifier::X2) ? 2 : 1;
-    op.transpose = ins.has(Modifier::Trans);
     auto src = words_of(ins.operands[1]);
+    row_matrices(MatrixOp::Stmatrix, "stmatrix", 0);
     if (count_words(src) != op.m)
       unsupported(ins, "stmatrix .x" + std::to_string(op.m) + " takes " + std::to_string(op.m) + " registers");
-    bool shared = ins.has(Modifier::Shared) || ins.has(Modifier::SharedCta);
-    Value* row = address(ins, ins.operands[0], shared ? Modifier::Shared : Modifier::None);
-    b_.CreateStore(b_.CreatePtrToInt(row, i64), fragment_slot(0));
     publish_words(src, 2);
     stop_for_warp();
     return;

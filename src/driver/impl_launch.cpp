@@ -117,9 +117,8 @@ CUresult launch(const LaunchRequest& r) {
   runtime::Context* c = nullptr;
   runtime::Function* f = nullptr;
   if (CUresult e = occupancy_function(r.function, c, f)) return e;
-  if (r.cluster[0] && !runtime::resolve_function(r.function, c)) return CUDA_ERROR_INVALID_HANDLE;
   if (r.cluster[0])
-    if (CUresult e = check_cluster_support(*runtime::resolve_function(r.function, c).value(), r.cluster)) return e;
+    if (CUresult e = check_cluster_support(*f, r.cluster)) return e;
   if (r.cooperative && shape_ok(*f, r.grid, r.block))
     if (CUresult e = check_cooperative_grid(f, r.grid, r.block, r.shared)) return e;
   auto run = r.per_thread ? cuLaunchKernel_v7000_ptsz : cuLaunchKernel_v4000;
