@@ -9,6 +9,7 @@ packages=(
   clang-22 lld-22 libclang-rt-22-dev
   llvm-22-dev
   liblz4-dev libzstd-dev libgtest-dev
+  libopenblas-dev
 )
 bench_packages=(
   libomp-22-dev
