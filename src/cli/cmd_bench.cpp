@@ -41,7 +41,8 @@ int usage(FILE* out) {
           "                     last-level cache; default 4)\n"
           "  ab        not yet available\n"
           "  ppo       not yet available\n"
-          "  cublas    not yet available\n");
+          "  cublas    SGEMM/DGEMM (512..4096) through Mimic's libcublas against OpenBLAS\n"
+          "            called directly; options: --quick (small sizes), --reps N\n");
   return out == stdout ? 0 : 2;
 }
 
@@ -261,6 +262,22 @@ bool print_summary(const RunResult& cold, const RunResult& warm) {
   return ok;
 }
 
+// bench_cublas (bench/cublas, beside this executable) under `mimic run`; its output is the
+// report, ending with `cublas sgemm2048/openblas=X.XX`.
+int bench_cublas(const Args& args) {
+  fs::path harness = self_path().parent_path() / "bench_cublas";
+  if (access(harness.c_str(), X_OK) != 0) {
+    fprintf(stderr,
+            "mimic bench cublas: %s is not built; it needs nvcc and OpenBLAS "
+            "(tools/install-deps.sh), then the build target bench_cublas\n",
+            harness.c_str());
+    return 127;
+  }
+  std::vector<std::string> argv = {self_path().string(), "run", "--", harness.string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return wait_for(start(argv));
+}
+
 int bench_kernels(const Args& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -305,7 +322,8 @@ int cmd_bench(const Args& args) {
   if (what == "--help" || what == "-h") return usage(stdout);
   Args rest(args.begin() + 1, args.end());
   if (what == "kernels") return bench_kernels(rest);
-  if (what == "ab" || what == "ppo" || what == "cublas") {
+  if (what == "cublas") return bench_cublas(rest);
+  if (what == "ab" || what == "ppo") {
     fprintf(stderr, "mimic bench %s: not yet available\n", what.c_str());
     return 2;
   }
