@@ -39,7 +39,8 @@ template <typename F> double median_seconds(int reps, F&& run) {
 template <typename T> double ratio_for(cublasHandle_t handle, int n, int reps) {
   size_t count = size_t(n) * n;
   std::vector<T> host(count);
-  for (size_t i = 0; i < count; ++i) host[i] = T((i * 7919 % 1000) / 1000.0 - 0.5);
+  for (size_t i = 0; i < count; ++i)
+    host[i] = T((i * 7919 % 1000) / 1000.0 - 0.5);
   T *A, *B, *C;
   CHECK(cudaMalloc(&A, count * sizeof(T)));
   CHECK(cudaMalloc(&B, count * sizeof(T)));
@@ -57,14 +58,18 @@ template <typename T> double ratio_for(cublasHandle_t handle, int n, int reps) {
   });
   double direct = median_seconds(reps, [&] {
     if constexpr (sizeof(T) == 4)
-      cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, hA.data(), n, hB.data(), n, 0, hC.data(), n);
+      cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, hA.data(), n, hB.data(), n,
+                  0, hC.data(), n);
     else
-      cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, hA.data(), n, hB.data(), n, 0, hC.data(), n);
+      cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, hA.data(), n, hB.data(), n,
+                  0, hC.data(), n);
   });
   cudaFree(A), cudaFree(B), cudaFree(C);
   double flops = 2.0 * n * n * double(n);
-  printf("%cgemm n=%d mimic_s=%.6f openblas_s=%.6f mimic_gflops=%.1f openblas_gflops=%.1f ratio=%.2f\n",
-         sizeof(T) == 4 ? 's' : 'd', n, mimic, direct, flops / mimic * 1e-9, flops / direct * 1e-9, direct / mimic);
+  printf("%cgemm n=%d mimic_s=%.6f openblas_s=%.6f mimic_gflops=%.1f openblas_gflops=%.1f "
+         "ratio=%.2f\n",
+         sizeof(T) == 4 ? 's' : 'd', n, mimic, direct, flops / mimic * 1e-9, flops / direct * 1e-9,
+         direct / mimic);
   fflush(stdout);
   return direct / mimic;
 }
@@ -86,19 +91,22 @@ void small_overhead(cublasHandle_t handle, int reps) {
   });
   double direct = median_seconds(reps, [&] {
     for (int i = 0; i < calls; ++i)
-      cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, host.data(), n, host.data(), n, 0, hC.data(), n);
+      cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, host.data(), n,
+                  host.data(), n, 0, hC.data(), n);
   });
   cudaFree(A), cudaFree(C);
-  printf("sgemm n=64 mimic_us=%.2f openblas_us=%.2f overhead_us=%.2f\n", mimic / calls * 1e6, direct / calls * 1e6,
-         (mimic - direct) / calls * 1e6);
+  printf("sgemm n=64 mimic_us=%.2f openblas_us=%.2f overhead_us=%.2f\n", mimic / calls * 1e6,
+         direct / calls * 1e6, (mimic - direct) / calls * 1e6);
 }
 
 int main(int argc, char** argv) {
   bool quick = false;
   int reps = 5;
   for (int i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "--quick")) quick = true;
-    else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::max(1, atoi(argv[++i]));
+    if (!strcmp(argv[i], "--quick"))
+      quick = true;
+    else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+      reps = std::max(1, atoi(argv[++i]));
     else {
       fprintf(stderr, "usage: bench_cublas [--quick] [--reps N]\n");
       return 2;
@@ -107,13 +115,15 @@ int main(int argc, char** argv) {
   cublasHandle_t handle;
   CHECK(cublasCreate(&handle));
   printf("config openblas_threads=%d reps=%d\n", openblas_get_num_threads(), reps);
-  std::vector<int> sizes = quick ? std::vector<int>{256, 512} : std::vector<int>{512, 1024, 2048, 4096};
+  std::vector<int> sizes =
+      quick ? std::vector<int>{256, 512} : std::vector<int>{512, 1024, 2048, 4096};
   double sgemm2048 = 0;
   for (int n : sizes) {
     double r = ratio_for<float>(handle, n, reps);
     if (n == 2048 || (quick && n == sizes.back())) sgemm2048 = r;
   }
-  for (int n : sizes) ratio_for<double>(handle, n, reps);
+  for (int n : sizes)
+    ratio_for<double>(handle, n, reps);
   small_overhead(handle, reps);
   CHECK(cublasDestroy(handle));
   printf("cublas sgemm%d/openblas=%.2f\n", quick ? sizes.back() : 2048, sgemm2048);

@@ -18,45 +18,65 @@
 
 using R = std::complex<double>;
 
-template <typename T> constexpr bool is_complex_v =
-    std::is_same_v<T, cuComplex> || std::is_same_v<T, cuDoubleComplex>;
+template <typename T>
+constexpr bool is_complex_v = std::is_same_v<T, cuComplex> || std::is_same_v<T, cuDoubleComplex>;
 
 template <typename T> R to_ref(const T& v) {
-  if constexpr (std::is_same_v<T, cuComplex>) return R(v.x, v.y);
-  else if constexpr (std::is_same_v<T, cuDoubleComplex>) return R(v.x, v.y);
-  else if constexpr (std::is_same_v<T, __half>) return R(__half2float(v), 0);
-  else if constexpr (std::is_same_v<T, R>) return v;
-  else return R(double(v), 0);
+  if constexpr (std::is_same_v<T, cuComplex>)
+    return R(v.x, v.y);
+  else if constexpr (std::is_same_v<T, cuDoubleComplex>)
+    return R(v.x, v.y);
+  else if constexpr (std::is_same_v<T, __half>)
+    return R(__half2float(v), 0);
+  else if constexpr (std::is_same_v<T, R>)
+    return v;
+  else
+    return R(double(v), 0);
 }
 
 template <typename T> T from_ref(R v) {
-  if constexpr (std::is_same_v<T, cuComplex>) return make_cuComplex(float(v.real()), float(v.imag()));
-  else if constexpr (std::is_same_v<T, cuDoubleComplex>) return make_cuDoubleComplex(v.real(), v.imag());
-  else if constexpr (std::is_same_v<T, __half>) return __float2half(float(v.real()));
-  else return T(v.real());
+  if constexpr (std::is_same_v<T, cuComplex>)
+    return make_cuComplex(float(v.real()), float(v.imag()));
+  else if constexpr (std::is_same_v<T, cuDoubleComplex>)
+    return make_cuDoubleComplex(v.real(), v.imag());
+  else if constexpr (std::is_same_v<T, __half>)
+    return __float2half(float(v.real()));
+  else
+    return T(v.real());
 }
 
 template <typename T> const char* type_name() {
-  if constexpr (std::is_same_v<T, float>) return "S";
-  else if constexpr (std::is_same_v<T, double>) return "D";
-  else if constexpr (std::is_same_v<T, cuComplex>) return "C";
-  else if constexpr (std::is_same_v<T, cuDoubleComplex>) return "Z";
-  else return "H";
+  if constexpr (std::is_same_v<T, float>)
+    return "S";
+  else if constexpr (std::is_same_v<T, double>)
+    return "D";
+  else if constexpr (std::is_same_v<T, cuComplex>)
+    return "C";
+  else if constexpr (std::is_same_v<T, cuDoubleComplex>)
+    return "Z";
+  else
+    return "H";
 }
 
 // The relative accuracy a result of `terms` summed products should reach.
 template <typename T> double tolerance(int terms = 1) {
   double eps = std::is_same_v<T, double> || std::is_same_v<T, cuDoubleComplex> ? 1e-15
-             : std::is_same_v<T, __half> ? 2e-3 : 2e-7;
+               : std::is_same_v<T, __half>                                     ? 2e-3
+                                                                               : 2e-7;
   return eps * 8 * (terms + 4);
 }
 
 // Picks the S, D, C or Z function by element type.
-template <typename T, typename S, typename D, typename C, typename Z> auto pick(S s, D d, C c, Z z) {
-  if constexpr (std::is_same_v<T, float>) return s;
-  else if constexpr (std::is_same_v<T, double>) return d;
-  else if constexpr (std::is_same_v<T, cuComplex>) return c;
-  else return z;
+template <typename T, typename S, typename D, typename C, typename Z>
+auto pick(S s, D d, C c, Z z) {
+  if constexpr (std::is_same_v<T, float>)
+    return s;
+  else if constexpr (std::is_same_v<T, double>)
+    return d;
+  else if constexpr (std::is_same_v<T, cuComplex>)
+    return c;
+  else
+    return z;
 }
 
 struct Rng {
@@ -70,7 +90,8 @@ struct Rng {
   }
   template <typename T> std::vector<T> values(size_t n) {
     std::vector<T> v(n);
-    for (auto& x : v) x = value<T>();
+    for (auto& x : v)
+      x = value<T>();
     return v;
   }
 };
@@ -130,19 +151,24 @@ template <typename T> struct Device {
 
 template <typename T> std::vector<R> refs(const std::vector<T>& v) {
   std::vector<R> r(v.size());
-  for (size_t i = 0; i < v.size(); ++i) r[i] = to_ref(v[i]);
+  for (size_t i = 0; i < v.size(); ++i)
+    r[i] = to_ref(v[i]);
   return r;
 }
 
 // Max |got - want| against tolerance * (1 + max |want|), over the listed indices (all by
 // default).
 template <typename T>
-void check_close(const std::vector<T>& got, const std::vector<R>& want, double tol, const char* format, ...) {
+void check_close(const std::vector<T>& got, const std::vector<R>& want, double tol,
+                 const char* format, ...) {
   double err = 0, scale = 0;
   size_t worst = 0;
   for (size_t i = 0; i < want.size(); ++i) {
     double e = std::abs(to_ref(got[i]) - want[i]);
-    if (!(e <= err)) { err = e; worst = i; }
+    if (!(e <= err)) {
+      err = e;
+      worst = i;
+    }
     scale = std::max(scale, std::abs(want[i]));
   }
   char what[256];
@@ -152,19 +178,27 @@ void check_close(const std::vector<T>& got, const std::vector<R>& want, double t
   va_end(args);
   bool ok = err <= tol * (1 + scale);
   tally.check(ok, "%s: error %.3g at %zu (got %g%+gi, want %g%+gi), allowed %.3g", what, err, worst,
-              want.empty() ? 0.0 : to_ref(got[worst]).real(), want.empty() ? 0.0 : to_ref(got[worst]).imag(),
+              want.empty() ? 0.0 : to_ref(got[worst]).real(),
+              want.empty() ? 0.0 : to_ref(got[worst]).imag(),
               want.empty() ? 0.0 : want[worst].real(), want.empty() ? 0.0 : want[worst].imag(),
               tol * (1 + scale));
 }
 
-inline R conj_if(R v, bool c) { return c ? std::conj(v) : v; }
+inline R conj_if(R v, bool c) {
+  return c ? std::conj(v) : v;
+}
 
 // Element (i, j) of op(M), M column-major with leading dimension ld.
 template <typename T> R op_at(const std::vector<T>& M, int ld, cublasOperation_t op, int i, int j) {
-  return op == CUBLAS_OP_N ? to_ref(M[i + size_t(j) * ld]) : conj_if(to_ref(M[j + size_t(i) * ld]), op == CUBLAS_OP_C);
+  return op == CUBLAS_OP_N ? to_ref(M[i + size_t(j) * ld])
+                           : conj_if(to_ref(M[j + size_t(i) * ld]), op == CUBLAS_OP_C);
 }
 
 // The index of element i of an n-vector with increment inc (BLAS: negative walks back).
-inline long strided(long i, long n, long inc) { return inc >= 0 ? i * inc : (i - n + 1) * inc; }
+inline long strided(long i, long n, long inc) {
+  return inc >= 0 ? i * inc : (i - n + 1) * inc;
+}
 
-template <typename T> T scalar_value(R v) { return from_ref<T>(is_complex_v<T> ? v : R(v.real(), 0)); }
+template <typename T> T scalar_value(R v) {
+  return from_ref<T>(is_complex_v<T> ? v : R(v.real(), 0));
+}

@@ -8,7 +8,9 @@ Rng rng;
 const int n = 29;
 const int incs[][2] = {{1, 1}, {2, 3}, {-2, 1}};
 
-template <typename T> size_t span(int inc) { return size_t(n) * std::abs(inc); }
+template <typename T> size_t span(int inc) {
+  return size_t(n) * std::abs(inc);
+}
 
 template <typename T> void test_reductions() {
   for (const auto& [incx, incy] : incs) {
@@ -27,30 +29,41 @@ template <typename T> void test_reductions() {
       }
     }
     int got = -1;
-    BLAS_OK(pick<T>(cublasIsamax, cublasIdamax, cublasIcamax, cublasIzamax)(handle, n, dx.ptr, incx, &got));
-    tally.check(got == want_max, "I%samax incx %d: %d, want %d", type_name<T>(), incx, got, want_max);
+    BLAS_OK(pick<T>(cublasIsamax, cublasIdamax, cublasIcamax, cublasIzamax)(handle, n, dx.ptr, incx,
+                                                                            &got));
+    tally.check(got == want_max, "I%samax incx %d: %d, want %d", type_name<T>(), incx, got,
+                want_max);
     int64_t got64 = -1;
-    BLAS_OK(pick<T>(cublasIsamin_64, cublasIdamin_64, cublasIcamin_64, cublasIzamin_64)(handle, n, dx.ptr, incx, &got64));
-    tally.check(got64 == want_min, "I%samin_64 incx %d: %lld, want %d", type_name<T>(), incx, (long long)got64, want_min);
+    BLAS_OK(pick<T>(cublasIsamin_64, cublasIdamin_64, cublasIcamin_64,
+                    cublasIzamin_64)(handle, n, dx.ptr, incx, &got64));
+    tally.check(got64 == want_min, "I%samin_64 incx %d: %lld, want %d", type_name<T>(), incx,
+                (long long)got64, want_min);
 
-    using Real = std::conditional_t<std::is_same_v<T, cuComplex>, float, std::conditional_t<std::is_same_v<T, cuDoubleComplex>, double, T>>;
+    using Real =
+        std::conditional_t<std::is_same_v<T, cuComplex>, float,
+                           std::conditional_t<std::is_same_v<T, cuDoubleComplex>, double, T>>;
     Real asum = -1, nrm = -1;
-    BLAS_OK(pick<T>(cublasSasum, cublasDasum, cublasScasum, cublasDzasum)(handle, n, dx.ptr, incx, &asum));
-    BLAS_OK(pick<T>(cublasSnrm2, cublasDnrm2, cublasScnrm2, cublasDznrm2)(handle, n, dx.ptr, incx, &nrm));
+    BLAS_OK(pick<T>(cublasSasum, cublasDasum, cublasScasum, cublasDzasum)(handle, n, dx.ptr, incx,
+                                                                          &asum));
+    BLAS_OK(pick<T>(cublasSnrm2, cublasDnrm2, cublasScnrm2, cublasDznrm2)(handle, n, dx.ptr, incx,
+                                                                          &nrm));
     double want_asum = 0, want_nrm = 0;
     for (int i = 0; incx > 0 && i < n; ++i) {
       want_asum += std::abs(xi(i).real()) + std::abs(xi(i).imag());
       want_nrm += std::norm(xi(i));
     }
     want_nrm = std::sqrt(want_nrm);
-    check_close(std::vector<Real>{asum, nrm}, {R(want_asum), R(want_nrm)}, tolerance<T>(n), "%sasum/nrm2 incx %d",
-                type_name<T>(), incx);
+    check_close(std::vector<Real>{asum, nrm}, {R(want_asum), R(want_nrm)}, tolerance<T>(n),
+                "%sasum/nrm2 incx %d", type_name<T>(), incx);
 
     R want_dotu = 0, want_dotc = 0;
-    for (int i = 0; i < n; ++i) want_dotu += xi(i) * yi(i), want_dotc += std::conj(xi(i)) * yi(i);
+    for (int i = 0; i < n; ++i)
+      want_dotu += xi(i) * yi(i), want_dotc += std::conj(xi(i)) * yi(i);
     T dot{};
-    BLAS_OK(pick<T>(cublasSdot, cublasDdot, cublasCdotu, cublasZdotu)(handle, n, dx.ptr, incx, dy.ptr, incy, &dot));
-    check_close(std::vector<T>{dot}, {want_dotu}, tolerance<T>(n), "%sdot(u) incs %d %d", type_name<T>(), incx, incy);
+    BLAS_OK(pick<T>(cublasSdot, cublasDdot, cublasCdotu, cublasZdotu)(handle, n, dx.ptr, incx,
+                                                                      dy.ptr, incy, &dot));
+    check_close(std::vector<T>{dot}, {want_dotu}, tolerance<T>(n), "%sdot(u) incs %d %d",
+                type_name<T>(), incx, incy);
     if constexpr (is_complex_v<T>) {
       BLAS_OK(pick<T>(0, 0, cublasCdotc, cublasZdotc)(handle, n, dx.ptr, incx, dy.ptr, incy, &dot));
       check_close(std::vector<T>{dot}, {want_dotc}, tolerance<T>(n), "%sdotc", type_name<T>());
@@ -63,10 +76,12 @@ template <typename T> void test_device_result() {
   auto x = rng.values<T>(n);
   Device<T> dx(x), dresult(1);
   BLAS_OK(cublasSetPointerMode(handle, CUBLAS_POINTER_MODE_DEVICE));
-  BLAS_OK(pick<T>(cublasSdot_64, cublasDdot_64, cublasCdotu_64, cublasZdotu_64)(handle, n, dx.ptr, 1, dx.ptr, 1, dresult.ptr));
+  BLAS_OK(pick<T>(cublasSdot_64, cublasDdot_64, cublasCdotu_64,
+                  cublasZdotu_64)(handle, n, dx.ptr, 1, dx.ptr, 1, dresult.ptr));
   BLAS_OK(cublasSetPointerMode(handle, CUBLAS_POINTER_MODE_HOST));
   R want = 0;
-  for (int i = 0; i < n; ++i) want += to_ref(x[i]) * to_ref(x[i]);
+  for (int i = 0; i < n; ++i)
+    want += to_ref(x[i]) * to_ref(x[i]);
   check_close(dresult.get(), {want}, tolerance<T>(n), "%sdot_64 device result", type_name<T>());
 }
 
@@ -78,39 +93,50 @@ template <typename T> void test_updates() {
     auto idx_y = [&](int i) { return strided(i, n, incy); };
     {
       Device<T> dx(x), dy(y);
-      BLAS_OK(pick<T>(cublasSaxpy, cublasDaxpy, cublasCaxpy, cublasZaxpy)(handle, n, &alpha, dx.ptr, incx, dy.ptr, incy));
+      BLAS_OK(pick<T>(cublasSaxpy, cublasDaxpy, cublasCaxpy, cublasZaxpy)(handle, n, &alpha, dx.ptr,
+                                                                          incx, dy.ptr, incy));
       auto want = refs(y);
-      for (int i = 0; i < n; ++i) want[idx_y(i)] += to_ref(alpha) * to_ref(x[idx_x(i)]);
+      for (int i = 0; i < n; ++i)
+        want[idx_y(i)] += to_ref(alpha) * to_ref(x[idx_x(i)]);
       check_close(dy.get(), want, tolerance<T>(2), "%saxpy incs %d %d", type_name<T>(), incx, incy);
     }
     {
       Device<T> dx(x), dy(y);
-      BLAS_OK(pick<T>(cublasScopy, cublasDcopy, cublasCcopy, cublasZcopy)(handle, n, dx.ptr, incx, dy.ptr, incy));
+      BLAS_OK(pick<T>(cublasScopy, cublasDcopy, cublasCcopy, cublasZcopy)(handle, n, dx.ptr, incx,
+                                                                          dy.ptr, incy));
       auto want = refs(y);
-      for (int i = 0; i < n; ++i) want[idx_y(i)] = to_ref(x[idx_x(i)]);
+      for (int i = 0; i < n; ++i)
+        want[idx_y(i)] = to_ref(x[idx_x(i)]);
       check_close(dy.get(), want, 0, "%scopy", type_name<T>());
     }
     {
       Device<T> dx(x), dy(y);
-      BLAS_OK(pick<T>(cublasSswap_64, cublasDswap_64, cublasCswap_64, cublasZswap_64)(handle, n, dx.ptr, incx, dy.ptr, incy));
+      BLAS_OK(pick<T>(cublasSswap_64, cublasDswap_64, cublasCswap_64,
+                      cublasZswap_64)(handle, n, dx.ptr, incx, dy.ptr, incy));
       auto want_x = refs(x), want_y = refs(y);
-      for (int i = 0; i < n; ++i) std::swap(want_x[idx_x(i)], want_y[idx_y(i)]);
+      for (int i = 0; i < n; ++i)
+        std::swap(want_x[idx_x(i)], want_y[idx_y(i)]);
       check_close(dx.get(), want_x, 0, "%sswap x", type_name<T>());
       check_close(dy.get(), want_y, 0, "%sswap y", type_name<T>());
     }
     if (incx > 0) {
       Device<T> dx(x);
-      BLAS_OK(pick<T>(cublasSscal, cublasDscal, cublasCscal, cublasZscal)(handle, n, &alpha, dx.ptr, incx));
+      BLAS_OK(pick<T>(cublasSscal, cublasDscal, cublasCscal, cublasZscal)(handle, n, &alpha, dx.ptr,
+                                                                          incx));
       auto want = refs(x);
-      for (int i = 0; i < n; ++i) want[idx_x(i)] *= to_ref(alpha);
+      for (int i = 0; i < n; ++i)
+        want[idx_x(i)] *= to_ref(alpha);
       check_close(dx.get(), want, tolerance<T>(1), "%sscal", type_name<T>());
     }
     // rot with real c and s (Srot, Csrot), and with complex s (Crot).
-    using Real = std::conditional_t<std::is_same_v<T, cuComplex>, float, std::conditional_t<std::is_same_v<T, cuDoubleComplex>, double, T>>;
+    using Real =
+        std::conditional_t<std::is_same_v<T, cuComplex>, float,
+                           std::conditional_t<std::is_same_v<T, cuDoubleComplex>, double, T>>;
     Real c = Real(0.6), s = Real(0.8);
     {
       Device<T> dx(x), dy(y);
-      BLAS_OK(pick<T>(cublasSrot, cublasDrot, cublasCsrot, cublasZdrot)(handle, n, dx.ptr, incx, dy.ptr, incy, &c, &s));
+      BLAS_OK(pick<T>(cublasSrot, cublasDrot, cublasCsrot, cublasZdrot)(handle, n, dx.ptr, incx,
+                                                                        dy.ptr, incy, &c, &s));
       auto wx = refs(x), wy = refs(y);
       for (int i = 0; i < n; ++i) {
         R xv = to_ref(x[idx_x(i)]), yv = to_ref(y[idx_y(i)]);
@@ -123,7 +149,8 @@ template <typename T> void test_updates() {
     if constexpr (is_complex_v<T>) {
       T cs = from_ref<T>(R(0.48, 0.64));
       Device<T> dx(x), dy(y);
-      BLAS_OK(pick<T>(0, 0, cublasCrot, cublasZrot)(handle, n, dx.ptr, incx, dy.ptr, incy, &c, &cs));
+      BLAS_OK(
+          pick<T>(0, 0, cublasCrot, cublasZrot)(handle, n, dx.ptr, incx, dy.ptr, incy, &c, &cs));
       auto wx = refs(x), wy = refs(y);
       for (int i = 0; i < n; ++i) {
         R xv = to_ref(x[idx_x(i)]), yv = to_ref(y[idx_y(i)]);
@@ -137,7 +164,8 @@ template <typename T> void test_updates() {
       if (incx > 0) {
         BLAS_OK(pick<T>(0, 0, cublasCsscal, cublasZdscal)(handle, n, &real_alpha, dz.ptr, incx));
         auto want = refs(x);
-        for (int i = 0; i < n; ++i) want[idx_x(i)] *= -1.25;
+        for (int i = 0; i < n; ++i)
+          want[idx_x(i)] *= -1.25;
         check_close(dz.get(), want, tolerance<T>(1), "%s real scal", type_name<T>());
       }
     }
@@ -147,15 +175,19 @@ template <typename T> void test_updates() {
 template <typename T> void test_rotations() {
   // rotg: r = sign * hypot(a, b), c = a / r, s = b / r (real); the complex form rotates a onto r.
   T a = rng.value<T>(), b = rng.value<T>(), s{};
-  using Real = std::conditional_t<std::is_same_v<T, cuComplex>, float, std::conditional_t<std::is_same_v<T, cuDoubleComplex>, double, T>>;
+  using Real =
+      std::conditional_t<std::is_same_v<T, cuComplex>, float,
+                         std::conditional_t<std::is_same_v<T, cuDoubleComplex>, double, T>>;
   Real c = 0;
   T a0 = a, b0 = b;
   BLAS_OK(pick<T>(cublasSrotg, cublasDrotg, cublasCrotg, cublasZrotg)(handle, &a, &b, &c, &s));
   // [c s; -conj(s) c] [a0; b0] = [r; 0]
   R r = double(c) * to_ref(a0) + to_ref(s) * to_ref(b0);
   R zero = -std::conj(to_ref(s)) * to_ref(a0) + double(c) * to_ref(b0);
-  check_close(std::vector<T>{a, from_ref<T>(zero)}, {r, 0}, tolerance<T>(4), "%srotg", type_name<T>());
-  tally.check(std::abs(double(c) * c + std::norm(to_ref(s)) - 1) < tolerance<T>(4), "%srotg: c^2 + |s|^2 != 1", type_name<T>());
+  check_close(std::vector<T>{a, from_ref<T>(zero)}, {r, 0}, tolerance<T>(4), "%srotg",
+              type_name<T>());
+  tally.check(std::abs(double(c) * c + std::norm(to_ref(s)) - 1) < tolerance<T>(4),
+              "%srotg: c^2 + |s|^2 != 1", type_name<T>());
   if constexpr (!is_complex_v<T>) {
     // rotmg then rotm: H [sqrt(d1) x1; sqrt(d2) y1] has a zero second component.
     T d1 = T(2), d2 = T(3), x1 = T(0.7), y1 = T(-0.4), param[5];
@@ -168,7 +200,8 @@ template <typename T> void test_rotations() {
     BLAS_OK(pick<T>(cublasSrotm, cublasDrotm, 0, 0)(handle, 1, dx.ptr, 1, dy.ptr, 1, param));
     auto gx = dx.get(), gy = dy.get();
     tally.check(std::abs(gy[0]) < tolerance<T>(4) && std::abs(double(gx[0]) - x1) < tolerance<T>(4),
-                "%srotmg/rotm: H (x1, y1) = (%g, %g), want (%g, 0)", type_name<T>(), double(gx[0]), double(gy[0]), double(x1));
+                "%srotmg/rotm: H (x1, y1) = (%g, %g), want (%g, 0)", type_name<T>(), double(gx[0]),
+                double(gy[0]), double(x1));
     (void)x, (void)y;
   }
 }

@@ -8,8 +8,7 @@ namespace mimic::libs {
 
 void report_not_implemented(std::string_view library, const char* api,
                             std::atomic<bool>& reported) noexcept {
-  if (reported.exchange(true, std::memory_order_relaxed))
-    return;
+  if (reported.exchange(true, std::memory_order_relaxed)) return;
   try {
     log_warning(std::string(library) + ": " + api +
                 " is not implemented; it returns NOT_SUPPORTED");
@@ -20,8 +19,8 @@ void report_not_implemented(std::string_view library, const char* api,
 
 void report_exception(std::string_view library, const char* api, const char* what) noexcept {
   try {
-    log_error(std::string(library) + ": " + api + " failed inside Mimic: " +
-              (what ? what : "unknown exception"));
+    log_error(std::string(library) + ": " + api +
+              " failed inside Mimic: " + (what ? what : "unknown exception"));
   } catch (...) {
   }
 }

@@ -11,8 +11,7 @@ inline float half_bits_to_float(uint16_t h) {
   uint32_t sign = uint32_t(h & 0x8000) << 16;
   uint32_t exponent = (h >> 10) & 0x1f;
   uint32_t mantissa = h & 0x3ff;
-  if (exponent == 0x1f)
-    return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
+  if (exponent == 0x1f) return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
   if (exponent == 0) {
     // Zero or subnormal: mantissa * 2^-24, exact in float.
     float value = float(mantissa) * 0x1p-24f;
@@ -40,12 +39,13 @@ inline uint16_t float_to_half_bits(float f) {
   return uint16_t(sign | ((rounded - 0x38000000u) >> 13));
 }
 
-inline float bf16_bits_to_float(uint16_t b) { return std::bit_cast<float>(uint32_t(b) << 16); }
+inline float bf16_bits_to_float(uint16_t b) {
+  return std::bit_cast<float>(uint32_t(b) << 16);
+}
 
 inline uint16_t float_to_bf16_bits(float f) {
   uint32_t bits = std::bit_cast<uint32_t>(f);
-  if ((bits & 0x7fffffffu) > 0x7f800000u)
-    return uint16_t((bits >> 16) | 0x40);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return uint16_t((bits >> 16) | 0x40);
   return uint16_t((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
 }
 

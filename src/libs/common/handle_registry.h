@@ -18,8 +18,7 @@ public:
   Object* remove(const void* handle) {
     std::lock_guard lock(mutex_);
     auto it = live_.find(static_cast<Object*>(const_cast<void*>(handle)));
-    if (it == live_.end())
-      return nullptr;
+    if (it == live_.end()) return nullptr;
     Object* object = *it;
     live_.erase(it);
     return object;

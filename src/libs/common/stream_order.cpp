@@ -17,8 +17,7 @@ bool is_default_stream(CUstream stream) {
 // waits for the legacy default stream (and that one for every blocking stream), which
 // the public API cannot query, so only idle non-blocking streams qualify.
 bool can_run_now(CUstream stream) {
-  if (!config::inline_launches() || is_default_stream(stream))
-    return false;
+  if (!config::inline_launches() || is_default_stream(stream)) return false;
   unsigned flags = 0;
   if (cuStreamGetFlags(stream, &flags) != CUDA_SUCCESS || !(flags & CU_STREAM_NON_BLOCKING))
     return false;
@@ -40,7 +39,9 @@ void run_owned(void* data) {
   run_reporting(*work);
 }
 
-void run_kept(void* data) { run_reporting(*static_cast<HostWork*>(data)); }
+void run_kept(void* data) {
+  run_reporting(*static_cast<HostWork*>(data));
+}
 
 } // namespace
 
@@ -52,35 +53,29 @@ HostWork* CapturedWork::keep(HostWork work) {
 
 CUresult ensure_current(CUcontext context) {
   CUcontext current = nullptr;
-  if (CUresult r = cuCtxGetCurrent(&current))
-    return r;
-  if (current || !context)
-    return CUDA_SUCCESS;
+  if (CUresult r = cuCtxGetCurrent(&current)) return r;
+  if (current || !context) return CUDA_SUCCESS;
   return cuCtxSetCurrent(context);
 }
 
 CUresult run_in_stream_order(const StreamTarget& target, HostWork work) {
-  if (CUresult r = ensure_current(target.context))
-    return r;
+  if (CUresult r = ensure_current(target.context)) return r;
   if (can_run_now(target.stream)) {
     run_reporting(work);
     return CUDA_SUCCESS;
   }
   CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
-  if (CUresult r = cuStreamIsCapturing(target.stream, &capture))
-    return r;
+  if (CUresult r = cuStreamIsCapturing(target.stream, &capture)) return r;
   if (capture != CU_STREAM_CAPTURE_STATUS_NONE && target.captured)
     return cuLaunchHostFunc(target.stream, run_kept, target.captured->keep(std::move(work)));
   auto owned = std::make_unique<HostWork>(std::move(work));
   CUresult r = cuLaunchHostFunc(target.stream, run_owned, owned.get());
-  if (r == CUDA_SUCCESS)
-    owned.release(); // run_owned frees it
+  if (r == CUDA_SUCCESS) owned.release(); // run_owned frees it
   return r;
 }
 
 CUresult run_and_wait(const StreamTarget& target, HostWork work) {
-  if (CUresult r = run_in_stream_order(target, std::move(work)))
-    return r;
+  if (CUresult r = run_in_stream_order(target, std::move(work))) return r;
   return cuStreamSynchronize(target.stream);
 }
 

@@ -20,8 +20,7 @@ template <typename Body> auto api_call(const char* api, Body&& body) noexcept {
   using Result = decltype(body());
   if constexpr (std::is_same_v<Result, cublasStatus_t>) {
     cublasStatus_t status = libs::guarded_call("cuBLAS", api, CUBLAS_STATUS_INTERNAL_ERROR, body);
-    if (api_log_enabled())
-      api_log(api, status);
+    if (api_log_enabled()) api_log(api, status);
     return status;
   } else {
     return libs::guarded_call("cuBLAS", api, Result{}, body);

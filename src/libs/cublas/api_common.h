@@ -49,7 +49,9 @@ inline bool valid_diag(cublasDiagType_t diag) {
 inline bool valid_side(cublasSideMode_t side) {
   return side == CUBLAS_SIDE_LEFT || side == CUBLAS_SIDE_RIGHT;
 }
-inline int64_t at_least_one(int64_t v) { return std::max<int64_t>(1, v); }
+inline int64_t at_least_one(int64_t v) {
+  return std::max<int64_t>(1, v);
+}
 
 template <typename T> Scalar scalar(const Handle& handle, const T* pointer) {
   return Scalar::from(pointer, sizeof(T), handle.device_pointers());
@@ -58,8 +60,7 @@ template <typename T> Scalar scalar(const Handle& handle, const T* pointer) {
 // Checks `h`, then runs `body(handle)`; NOT_INITIALIZED for a handle that is not live.
 template <typename Body> cublasStatus_t with_handle(cublasHandle_t h, Body&& body) {
   Handle* handle = find_handle(h);
-  if (!handle)
-    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
   return body(*handle);
 }
 
@@ -68,6 +69,5 @@ template <typename Body> cublasStatus_t with_handle(cublasHandle_t h, Body&& bod
 // Inside an API template: a failed argument check returns INVALID_VALUE.
 #define MIMIC_CUBLAS_REQUIRE(condition)                                                            \
   do {                                                                                             \
-    if (!(condition))                                                                              \
-      return CUBLAS_STATUS_INVALID_VALUE;                                                          \
+    if (!(condition)) return CUBLAS_STATUS_INVALID_VALUE;                                          \
   } while (0)

@@ -31,7 +31,8 @@ inline cublasStatus_t gemm_ex(cublasHandle_t h, cublasOperation_t transa, cublas
                               int64_t ldc, cublasComputeType_t compute, cublasGemmAlgo_t) {
   return with_handle(h, [&](Handle& handle) {
     MIMIC_CUBLAS_REQUIRE(alpha && beta);
-    GemmArgs a = ex_args(handle, transa, transb, m, n, k, alpha, a_type, b_type, beta, c_type, compute);
+    GemmArgs a =
+        ex_args(handle, transa, transb, m, n, k, alpha, a_type, b_type, beta, c_type, compute);
     a.A = A, a.lda = lda, a.B = B, a.ldb = ldb, a.C = C, a.ldc = ldc;
     return run_gemm(handle, a);
   });
@@ -46,22 +47,26 @@ inline cublasStatus_t gemm_batched_ex(cublasHandle_t h, cublasOperation_t transa
                                       cublasComputeType_t compute, cublasGemmAlgo_t) {
   return with_handle(h, [&](Handle& handle) {
     MIMIC_CUBLAS_REQUIRE(alpha && beta);
-    GemmArgs a = ex_args(handle, transa, transb, m, n, k, alpha, a_type, b_type, beta, c_type, compute);
-    a.A = A, a.lda = lda, a.B = B, a.ldb = ldb, a.C = const_cast<void*>(static_cast<const void*>(C));
+    GemmArgs a =
+        ex_args(handle, transa, transb, m, n, k, alpha, a_type, b_type, beta, c_type, compute);
+    a.A = A, a.lda = lda, a.B = B, a.ldb = ldb,
+    a.C = const_cast<void*>(static_cast<const void*>(C));
     a.ldc = ldc, a.batch = batch, a.pointer_arrays = true;
     return run_gemm(handle, a);
   });
 }
 
-inline cublasStatus_t gemm_strided_batched_ex(
-    cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb, int64_t m, int64_t n,
-    int64_t k, const void* alpha, const void* A, cudaDataType a_type, int64_t lda,
-    long long stride_a, const void* B, cudaDataType b_type, int64_t ldb, long long stride_b,
-    const void* beta, void* C, cudaDataType c_type, int64_t ldc, long long stride_c, int64_t batch,
-    cublasComputeType_t compute, cublasGemmAlgo_t) {
+inline cublasStatus_t
+gemm_strided_batched_ex(cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb,
+                        int64_t m, int64_t n, int64_t k, const void* alpha, const void* A,
+                        cudaDataType a_type, int64_t lda, long long stride_a, const void* B,
+                        cudaDataType b_type, int64_t ldb, long long stride_b, const void* beta,
+                        void* C, cudaDataType c_type, int64_t ldc, long long stride_c,
+                        int64_t batch, cublasComputeType_t compute, cublasGemmAlgo_t) {
   return with_handle(h, [&](Handle& handle) {
     MIMIC_CUBLAS_REQUIRE(alpha && beta);
-    GemmArgs a = ex_args(handle, transa, transb, m, n, k, alpha, a_type, b_type, beta, c_type, compute);
+    GemmArgs a =
+        ex_args(handle, transa, transb, m, n, k, alpha, a_type, b_type, beta, c_type, compute);
     a.A = A, a.lda = lda, a.stride_a = stride_a, a.B = B, a.ldb = ldb, a.stride_b = stride_b;
     a.C = C, a.ldc = ldc, a.stride_c = stride_c, a.batch = batch;
     return run_gemm(handle, a);
@@ -126,8 +131,13 @@ cublasStatus_t getrs_batched(cublasHandle_t h, cublasOperation_t trans, int64_t 
                              int64_t ldb, int* info, int64_t batch) {
   return with_handle(h, [&](Handle& handle) {
     MIMIC_CUBLAS_REQUIRE(info);
-    int bad = !valid_op(trans) ? 2 : n < 0 ? 3 : nrhs < 0 ? 4 : lda < at_least_one(n) ? 6
-            : ldb < at_least_one(n) ? 9 : batch < 0 ? 11 : 0;
+    int bad = !valid_op(trans)        ? 2
+              : n < 0                 ? 3
+              : nrhs < 0              ? 4
+              : lda < at_least_one(n) ? 6
+              : ldb < at_least_one(n) ? 9
+              : batch < 0             ? 11
+                                      : 0;
     *info = -bad;
     MIMIC_CUBLAS_REQUIRE(!bad);
     LuBatchedArgs a;
@@ -145,8 +155,14 @@ cublasStatus_t gels_batched(cublasHandle_t h, cublasOperation_t trans, int64_t m
   return with_handle(h, [&](Handle& handle) {
     MIMIC_CUBLAS_REQUIRE(info);
     // cuBLAS solves the overdetermined, untransposed case only.
-    int bad = trans != CUBLAS_OP_N ? 2 : m < 0 ? 3 : n < 0 || n > m ? 4 : nrhs < 0 ? 5
-            : lda < at_least_one(m) ? 7 : ldc < at_least_one(m) ? 9 : batch < 0 ? 12 : 0;
+    int bad = trans != CUBLAS_OP_N    ? 2
+              : m < 0                 ? 3
+              : n < 0 || n > m        ? 4
+              : nrhs < 0              ? 5
+              : lda < at_least_one(m) ? 7
+              : ldc < at_least_one(m) ? 9
+              : batch < 0             ? 12
+                                      : 0;
     *info = -bad;
     MIMIC_CUBLAS_REQUIRE(!bad);
     GelsBatchedArgs a;

@@ -39,23 +39,29 @@ constexpr GemmTypes supported_types[] = {
 // The _PEDANTIC compute types compute the same as their defaults here.
 cublasComputeType_t without_pedantic(cublasComputeType_t compute) {
   switch (compute) {
-  case CUBLAS_COMPUTE_16F_PEDANTIC: return CUBLAS_COMPUTE_16F;
-  case CUBLAS_COMPUTE_32F_PEDANTIC: return CUBLAS_COMPUTE_32F;
-  case CUBLAS_COMPUTE_64F_PEDANTIC: return CUBLAS_COMPUTE_64F;
-  case CUBLAS_COMPUTE_32I_PEDANTIC: return CUBLAS_COMPUTE_32I;
-  default: return compute;
+  case CUBLAS_COMPUTE_16F_PEDANTIC:
+    return CUBLAS_COMPUTE_16F;
+  case CUBLAS_COMPUTE_32F_PEDANTIC:
+    return CUBLAS_COMPUTE_32F;
+  case CUBLAS_COMPUTE_64F_PEDANTIC:
+    return CUBLAS_COMPUTE_64F;
+  case CUBLAS_COMPUTE_32I_PEDANTIC:
+    return CUBLAS_COMPUTE_32I;
+  default:
+    return compute;
   }
 }
 
-bool is_complex(cudaDataType_t t) { return t == CUDA_C_8I || t == CUDA_C_32F || t == CUDA_C_64F; }
+bool is_complex(cudaDataType_t t) {
+  return t == CUDA_C_8I || t == CUDA_C_32F || t == CUDA_C_64F;
+}
 
 } // namespace
 
 cudaDataType_t gemm_scale_type(cublasComputeType_t compute, cudaDataType_t c_type) {
   compute = without_pedantic(compute);
   for (const GemmTypes& row : supported_types)
-    if (row.compute == compute && is_complex(row.scale) == is_complex(c_type))
-      return row.scale;
+    if (row.compute == compute && is_complex(row.scale) == is_complex(c_type)) return row.scale;
   return CUDA_R_8I;
 }
 
@@ -71,10 +77,8 @@ cublasStatus_t run_gemm(Handle& handle, const GemmArgs& given) {
   for (const GemmTypes& row : supported_types)
     known |= row.compute == a.compute && row.scale == a.scale_type && row.ab == a.a_type &&
              row.ab == a.b_type && row.c == a.c_type;
-  if (!known)
-    return CUBLAS_STATUS_NOT_SUPPORTED;
-  if (a.m == 0 || a.n == 0 || a.batch == 0)
-    return CUBLAS_STATUS_SUCCESS;
+  if (!known) return CUBLAS_STATUS_NOT_SUPPORTED;
+  if (a.m == 0 || a.n == 0 || a.batch == 0) return CUBLAS_STATUS_SUCCESS;
   return handle.backend->gemm(handle.target(), a);
 }
 

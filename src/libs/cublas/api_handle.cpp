@@ -13,32 +13,29 @@ namespace mimic::cublas::impl {
 
 #define MIMIC_CUBLAS_HANDLE(name, h)                                                               \
   Handle* name = find_handle(h);                                                                   \
-  if (!name)                                                                                       \
-  return CUBLAS_STATUS_NOT_INITIALIZED
+  if (!name) return CUBLAS_STATUS_NOT_INITIALIZED
 
 cublasStatus_t create(cublasHandle_t* out) {
-  if (!out)
-    return CUBLAS_STATUS_INVALID_VALUE;
+  if (!out) return CUBLAS_STATUS_INVALID_VALUE;
   Handle* handle = nullptr;
-  if (cublasStatus_t s = create_handle(&handle))
-    return s;
+  if (cublasStatus_t s = create_handle(&handle)) return s;
   *out = reinterpret_cast<cublasHandle_t>(handle);
   return CUBLAS_STATUS_SUCCESS;
 }
 
-cublasStatus_t destroy(cublasHandle_t handle) { return destroy_handle(handle); }
+cublasStatus_t destroy(cublasHandle_t handle) {
+  return destroy_handle(handle);
+}
 
 cublasStatus_t get_version(cublasHandle_t h, int* version) {
   MIMIC_CUBLAS_HANDLE(handle, h);
-  if (!version)
-    return CUBLAS_STATUS_INVALID_VALUE;
+  if (!version) return CUBLAS_STATUS_INVALID_VALUE;
   *version = CUBLAS_VERSION;
   return CUBLAS_STATUS_SUCCESS;
 }
 
 cublasStatus_t get_property(libraryPropertyType type, int* value) {
-  if (!value)
-    return CUBLAS_STATUS_INVALID_VALUE;
+  if (!value) return CUBLAS_STATUS_INVALID_VALUE;
   switch (type) {
   case MAJOR_VERSION:
     *value = CUBLAS_VER_MAJOR;
@@ -53,12 +50,13 @@ cublasStatus_t get_property(libraryPropertyType type, int* value) {
   return CUBLAS_STATUS_INVALID_VALUE;
 }
 
-size_t cudart_version() { return CUDART_VERSION; }
+size_t cudart_version() {
+  return CUDART_VERSION;
+}
 
 cublasStatus_t set_workspace(cublasHandle_t h, void* workspace, size_t bytes) {
   MIMIC_CUBLAS_HANDLE(handle, h);
-  if (bytes && !workspace)
-    return CUBLAS_STATUS_INVALID_VALUE;
+  if (bytes && !workspace) return CUBLAS_STATUS_INVALID_VALUE;
   // The CPU backend needs no device workspace; it is kept for the getters of later
   // backends.
   handle->workspace = workspace;
@@ -74,25 +72,23 @@ cublasStatus_t set_stream(cublasHandle_t h, cudaStream_t stream) {
 
 cublasStatus_t get_stream(cublasHandle_t h, cudaStream_t* stream) {
   MIMIC_CUBLAS_HANDLE(handle, h);
-  if (!stream)
-    return CUBLAS_STATUS_INVALID_VALUE;
+  if (!stream) return CUBLAS_STATUS_INVALID_VALUE;
   *stream = handle->stream;
   return CUBLAS_STATUS_SUCCESS;
 }
 
 // One getter/setter pair of a handle field; the setter accepts `valid` values only.
-template <typename T> cublasStatus_t get_field(cublasHandle_t h, T Handle::*field, T* out) {
+template <typename T> cublasStatus_t get_field(cublasHandle_t h, T Handle::* field, T* out) {
   MIMIC_CUBLAS_HANDLE(handle, h);
-  if (!out)
-    return CUBLAS_STATUS_INVALID_VALUE;
+  if (!out) return CUBLAS_STATUS_INVALID_VALUE;
   *out = handle->*field;
   return CUBLAS_STATUS_SUCCESS;
 }
 
-template <typename T> cublasStatus_t set_field(cublasHandle_t h, T Handle::*field, T value, bool valid) {
+template <typename T>
+cublasStatus_t set_field(cublasHandle_t h, T Handle::* field, T value, bool valid) {
   MIMIC_CUBLAS_HANDLE(handle, h);
-  if (!valid)
-    return CUBLAS_STATUS_INVALID_VALUE;
+  if (!valid) return CUBLAS_STATUS_INVALID_VALUE;
   handle->*field = value;
   return CUBLAS_STATUS_SUCCESS;
 }
@@ -117,7 +113,8 @@ cublasStatus_t get_math_mode(cublasHandle_t h, cublasMath_t* mode) {
 cublasStatus_t set_math_mode(cublasHandle_t h, cublasMath_t mode) {
   // The CPU backend computes every mode at full precision, which each mode allows.
   unsigned base = unsigned(mode) & ~unsigned(CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION);
-  bool valid = base <= CUBLAS_FP32_EMULATED_BF16X9_MATH || base == CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH;
+  bool valid =
+      base <= CUBLAS_FP32_EMULATED_BF16X9_MATH || base == CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH;
   return set_field(h, &Handle::math_mode, mode, valid);
 }
 cublasStatus_t get_sm_count_target(cublasHandle_t h, int* count) {
@@ -147,24 +144,27 @@ struct StatusText {
 
 constexpr StatusText status_texts[] = {
     {CUBLAS_STATUS_SUCCESS, "CUBLAS_STATUS_SUCCESS", "success"},
-    {CUBLAS_STATUS_NOT_INITIALIZED, "CUBLAS_STATUS_NOT_INITIALIZED", "the library was not initialized"},
+    {CUBLAS_STATUS_NOT_INITIALIZED, "CUBLAS_STATUS_NOT_INITIALIZED",
+     "the library was not initialized"},
     {CUBLAS_STATUS_ALLOC_FAILED, "CUBLAS_STATUS_ALLOC_FAILED", "the resource allocation failed"},
     {CUBLAS_STATUS_INVALID_VALUE, "CUBLAS_STATUS_INVALID_VALUE",
      "an invalid numeric value was used as an argument"},
     {CUBLAS_STATUS_ARCH_MISMATCH, "CUBLAS_STATUS_ARCH_MISMATCH",
      "an absent device architectural feature is required"},
-    {CUBLAS_STATUS_MAPPING_ERROR, "CUBLAS_STATUS_MAPPING_ERROR", "an access to GPU memory space failed"},
+    {CUBLAS_STATUS_MAPPING_ERROR, "CUBLAS_STATUS_MAPPING_ERROR",
+     "an access to GPU memory space failed"},
     {CUBLAS_STATUS_EXECUTION_FAILED, "CUBLAS_STATUS_EXECUTION_FAILED",
      "the GPU program failed to execute"},
     {CUBLAS_STATUS_INTERNAL_ERROR, "CUBLAS_STATUS_INTERNAL_ERROR", "an internal operation failed"},
-    {CUBLAS_STATUS_NOT_SUPPORTED, "CUBLAS_STATUS_NOT_SUPPORTED", "the functionality requested is not supported"},
-    {CUBLAS_STATUS_LICENSE_ERROR, "CUBLAS_STATUS_LICENSE_ERROR", "error detected trying to check the license"},
+    {CUBLAS_STATUS_NOT_SUPPORTED, "CUBLAS_STATUS_NOT_SUPPORTED",
+     "the functionality requested is not supported"},
+    {CUBLAS_STATUS_LICENSE_ERROR, "CUBLAS_STATUS_LICENSE_ERROR",
+     "error detected trying to check the license"},
 };
 
 const StatusText* find_status(cublasStatus_t status) {
   for (const StatusText& s : status_texts)
-    if (s.status == status)
-      return &s;
+    if (s.status == status) return &s;
   return nullptr;
 }
 
@@ -236,10 +236,8 @@ void api_log(const char* api, cublasStatus_t status) noexcept {
       return;
     }
     line += '\n';
-    if (l.to_stdout)
-      std::fputs(line.c_str(), stdout);
-    if (l.to_stderr)
-      std::fputs(line.c_str(), stderr);
+    if (l.to_stdout) std::fputs(line.c_str(), stdout);
+    if (l.to_stderr) std::fputs(line.c_str(), stderr);
     if (l.file) {
       std::fputs(line.c_str(), l.file);
       std::fflush(l.file);
@@ -255,8 +253,7 @@ cublasStatus_t logger_configure(int log_on, int to_stdout, int to_stderr, const 
   l.on = log_on != 0;
   l.to_stdout = to_stdout != 0;
   l.to_stderr = to_stderr != 0;
-  if (l.file)
-    std::fclose(l.file);
+  if (l.file) std::fclose(l.file);
   l.file = file_name && *file_name ? std::fopen(file_name, "a") : nullptr;
   log_wanted = l.on;
   return CUBLAS_STATUS_SUCCESS;
@@ -274,8 +271,7 @@ cublasStatus_t set_logger_callback(cublasLogCallback callback) {
 }
 
 cublasStatus_t get_logger_callback(cublasLogCallback* callback) {
-  if (!callback)
-    return CUBLAS_STATUS_INVALID_VALUE;
+  if (!callback) return CUBLAS_STATUS_INVALID_VALUE;
   Logger& l = logger();
   std::lock_guard lock(l.mutex);
   *callback = l.callback;
@@ -308,11 +304,9 @@ CUDA_MEMCPY2D region_copy(bool to_device, const void* src, int64_t src_pitch, vo
 }
 
 cublasStatus_t copy_region(const CUDA_MEMCPY2D& copy, bool async, cudaStream_t stream) {
-  if (copy.Height == 0 || copy.WidthInBytes == 0)
-    return CUBLAS_STATUS_SUCCESS;
+  if (copy.Height == 0 || copy.WidthInBytes == 0) return CUBLAS_STATUS_SUCCESS;
   CUcontext current = nullptr;
-  if (cuCtxGetCurrent(&current) != CUDA_SUCCESS || !current)
-    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (cuCtxGetCurrent(&current) != CUDA_SUCCESS || !current) return CUBLAS_STATUS_NOT_INITIALIZED;
   return copy_status_from(async ? cuMemcpy2DAsync(&copy, stream) : cuMemcpy2D(&copy));
 }
 
@@ -329,19 +323,21 @@ cublasStatus_t copy_matrix(bool to_device, int64_t rows, int64_t cols, int64_t e
                            cudaStream_t stream) {
   if (rows < 0 || cols < 0 || elem_size <= 0 || lda <= 0 || ldb <= 0 || lda < rows || ldb < rows)
     return CUBLAS_STATUS_INVALID_VALUE;
-  if (rows > 0 && cols > 0 && (!A || !B))
-    return CUBLAS_STATUS_INVALID_VALUE;
+  if (rows > 0 && cols > 0 && (!A || !B)) return CUBLAS_STATUS_INVALID_VALUE;
   // Columns are the rows of the pitched region.
-  return copy_region(region_copy(to_device, A, lda * elem_size, B, ldb * elem_size, rows * elem_size, cols),
-                     async, stream);
+  return copy_region(
+      region_copy(to_device, A, lda * elem_size, B, ldb * elem_size, rows * elem_size, cols), async,
+      stream);
 }
 
 } // namespace
 
-cublasStatus_t set_vector(int64_t n, int64_t elem_size, const void* x, int64_t incx, void* y, int64_t incy) {
+cublasStatus_t set_vector(int64_t n, int64_t elem_size, const void* x, int64_t incx, void* y,
+                          int64_t incy) {
   return copy_vector(true, n, elem_size, x, incx, y, incy, false, nullptr);
 }
-cublasStatus_t get_vector(int64_t n, int64_t elem_size, const void* x, int64_t incx, void* y, int64_t incy) {
+cublasStatus_t get_vector(int64_t n, int64_t elem_size, const void* x, int64_t incx, void* y,
+                          int64_t incy) {
   return copy_vector(false, n, elem_size, x, incx, y, incy, false, nullptr);
 }
 cublasStatus_t set_vector_async(int64_t n, int64_t elem_size, const void* x, int64_t incx, void* y,

@@ -35,14 +35,14 @@ cublasStatus_t set_vector(int64_t n, int64_t elem_size, const void* x, int64_t i
                           int64_t incy);
 cublasStatus_t get_vector(int64_t n, int64_t elem_size, const void* x, int64_t incx, void* y,
                           int64_t incy);
-cublasStatus_t set_vector_async(int64_t n, int64_t elem_size, const void* x, int64_t incx,
-                                void* y, int64_t incy, cudaStream_t stream);
-cublasStatus_t get_vector_async(int64_t n, int64_t elem_size, const void* x, int64_t incx,
-                                void* y, int64_t incy, cudaStream_t stream);
-cublasStatus_t set_matrix(int64_t rows, int64_t cols, int64_t elem_size, const void* A,
-                          int64_t lda, void* B, int64_t ldb);
-cublasStatus_t get_matrix(int64_t rows, int64_t cols, int64_t elem_size, const void* A,
-                          int64_t lda, void* B, int64_t ldb);
+cublasStatus_t set_vector_async(int64_t n, int64_t elem_size, const void* x, int64_t incx, void* y,
+                                int64_t incy, cudaStream_t stream);
+cublasStatus_t get_vector_async(int64_t n, int64_t elem_size, const void* x, int64_t incx, void* y,
+                                int64_t incy, cudaStream_t stream);
+cublasStatus_t set_matrix(int64_t rows, int64_t cols, int64_t elem_size, const void* A, int64_t lda,
+                          void* B, int64_t ldb);
+cublasStatus_t get_matrix(int64_t rows, int64_t cols, int64_t elem_size, const void* A, int64_t lda,
+                          void* B, int64_t ldb);
 cublasStatus_t set_matrix_async(int64_t rows, int64_t cols, int64_t elem_size, const void* A,
                                 int64_t lda, void* B, int64_t ldb, cudaStream_t stream);
 cublasStatus_t get_matrix_async(int64_t rows, int64_t cols, int64_t elem_size, const void* A,

@@ -22,8 +22,7 @@ Level1Args level1_args(Level1Op op, int64_t n, const T* x, int64_t incx, const T
 }
 
 // An operation that writes one result: with host pointers the call returns once it is there.
-template <typename R>
-cublasStatus_t level1_result(Handle& handle, Level1Args a, R* result) {
+template <typename R> cublasStatus_t level1_result(Handle& handle, Level1Args a, R* result) {
   MIMIC_CUBLAS_REQUIRE(result);
   a.result = result;
   a.result_on_host = !handle.device_pointers();
@@ -63,16 +62,16 @@ cublasStatus_t nrm2(cublasHandle_t h, int64_t n, const T* x, int64_t incx, R* re
 }
 
 template <typename T>
-cublasStatus_t dot(cublasHandle_t h, int64_t n, const T* x, int64_t incx, const T* y,
-                   int64_t incy, T* result) {
+cublasStatus_t dot(cublasHandle_t h, int64_t n, const T* x, int64_t incx, const T* y, int64_t incy,
+                   T* result) {
   return with_handle(h, [&](Handle& handle) {
     return level1_result(handle, level1_args(Level1Op::Dotu, n, x, incx, y, incy), result);
   });
 }
 
 template <typename T>
-cublasStatus_t dotc(cublasHandle_t h, int64_t n, const T* x, int64_t incx, const T* y,
-                    int64_t incy, T* result) {
+cublasStatus_t dotc(cublasHandle_t h, int64_t n, const T* x, int64_t incx, const T* y, int64_t incy,
+                    T* result) {
   return with_handle(h, [&](Handle& handle) {
     return level1_result(handle, level1_args(Level1Op::Dotc, n, x, incx, y, incy), result);
   });
@@ -92,14 +91,16 @@ cublasStatus_t axpy(cublasHandle_t h, int64_t n, const T* alpha, const T* x, int
 template <typename T>
 cublasStatus_t copy(cublasHandle_t h, int64_t n, const T* x, int64_t incx, T* y, int64_t incy) {
   return with_handle(h, [&](Handle& handle) {
-    return handle.backend->level1(handle.target(), level1_args(Level1Op::Copy, n, x, incx, y, incy));
+    return handle.backend->level1(handle.target(),
+                                  level1_args(Level1Op::Copy, n, x, incx, y, incy));
   });
 }
 
 template <typename T>
 cublasStatus_t swap(cublasHandle_t h, int64_t n, T* x, int64_t incx, T* y, int64_t incy) {
   return with_handle(h, [&](Handle& handle) {
-    return handle.backend->level1(handle.target(), level1_args(Level1Op::Swap, n, x, incx, y, incy));
+    return handle.backend->level1(handle.target(),
+                                  level1_args(Level1Op::Swap, n, x, incx, y, incy));
   });
 }
 
@@ -117,8 +118,8 @@ cublasStatus_t scal(cublasHandle_t h, int64_t n, const A* alpha, T* x, int64_t i
 
 // rot with a real c and a real (Srot, Csrot) or complex (Crot) s.
 template <typename T, typename C, typename S>
-cublasStatus_t rot(cublasHandle_t h, int64_t n, T* x, int64_t incx, T* y, int64_t incy,
-                   const C* c, const S* s) {
+cublasStatus_t rot(cublasHandle_t h, int64_t n, T* x, int64_t incx, T* y, int64_t incy, const C* c,
+                   const S* s) {
   return with_handle(h, [&](Handle& handle) {
     MIMIC_CUBLAS_REQUIRE(c && s);
     Level1Args a = level1_args(Level1Op::Rot, n, x, incx, y, incy);
@@ -144,8 +145,7 @@ cublasStatus_t rotm(cublasHandle_t h, int64_t n, T* x, int64_t incx, T* y, int64
   });
 }
 
-template <typename T, typename C>
-cublasStatus_t rotg(cublasHandle_t h, T* a, T* b, C* c, T* s) {
+template <typename T, typename C> cublasStatus_t rotg(cublasHandle_t h, T* a, T* b, C* c, T* s) {
   return with_handle(h, [&](Handle& handle) {
     MIMIC_CUBLAS_REQUIRE(a && b && c && s);
     RotgArgs r{false, data_type<T>, a, b, c, s, nullptr, !handle.device_pointers()};
@@ -157,7 +157,8 @@ template <typename T>
 cublasStatus_t rotmg(cublasHandle_t h, T* d1, T* d2, T* x1, const T* y1, T* param) {
   return with_handle(h, [&](Handle& handle) {
     MIMIC_CUBLAS_REQUIRE(d1 && d2 && x1 && y1 && param);
-    RotgArgs r{true, data_type<T>, d1, d2, x1, const_cast<T*>(y1), param, !handle.device_pointers()};
+    RotgArgs r{true, data_type<T>,       d1,    d2,
+               x1,   const_cast<T*>(y1), param, !handle.device_pointers()};
     return handle.backend->rotg(handle.target(), r);
   });
 }

@@ -50,7 +50,8 @@ cublasStatus_t gemm_batched(cublasHandle_t h, cublasOperation_t transa, cublasOp
   return with_handle(h, [&](Handle& handle) {
     MIMIC_CUBLAS_REQUIRE(alpha && beta);
     GemmArgs a = typed_gemm_args(handle, transa, transb, m, n, k, alpha, beta);
-    a.A = A, a.lda = lda, a.B = B, a.ldb = ldb, a.C = const_cast<void*>(static_cast<const void*>(C));
+    a.A = A, a.lda = lda, a.B = B, a.ldb = ldb,
+    a.C = const_cast<void*>(static_cast<const void*>(C));
     a.ldc = ldc, a.batch = batch, a.pointer_arrays = true;
     return run_gemm(handle, a);
   });
@@ -60,8 +61,8 @@ template <typename T>
 cublasStatus_t gemm_strided_batched(cublasHandle_t h, cublasOperation_t transa,
                                     cublasOperation_t transb, int64_t m, int64_t n, int64_t k,
                                     const T* alpha, const T* A, int64_t lda, long long stride_a,
-                                    const T* B, int64_t ldb, long long stride_b, const T* beta, T* C,
-                                    int64_t ldc, long long stride_c, int64_t batch) {
+                                    const T* B, int64_t ldb, long long stride_b, const T* beta,
+                                    T* C, int64_t ldc, long long stride_c, int64_t batch) {
   return with_handle(h, [&](Handle& handle) {
     MIMIC_CUBLAS_REQUIRE(alpha && beta);
     GemmArgs a = typed_gemm_args(handle, transa, transb, m, n, k, alpha, beta);
@@ -86,12 +87,13 @@ inline cublasStatus_t run_level3(Handle& handle, const Level3Args& a) {
 // C = alpha A B + beta C (side left) or alpha B A + beta C, A symmetric/Hermitian.
 template <typename T>
 cublasStatus_t symmetric_mm(Level3Op op, cublasHandle_t h, cublasSideMode_t side,
-                            cublasFillMode_t uplo, int64_t m, int64_t n, const T* alpha,
-                            const T* A, int64_t lda, const T* B, int64_t ldb, const T* beta, T* C,
+                            cublasFillMode_t uplo, int64_t m, int64_t n, const T* alpha, const T* A,
+                            int64_t lda, const T* B, int64_t ldb, const T* beta, T* C,
                             int64_t ldc) {
   return with_handle(h, [&](Handle& handle) {
     MIMIC_CUBLAS_REQUIRE(valid_side(side) && valid_fill(uplo) && alpha && beta);
-    MIMIC_CUBLAS_REQUIRE(lda >= at_least_one(side == CUBLAS_SIDE_LEFT ? m : n) && ldb >= at_least_one(m));
+    MIMIC_CUBLAS_REQUIRE(lda >= at_least_one(side == CUBLAS_SIDE_LEFT ? m : n) &&
+                         ldb >= at_least_one(m));
     Level3Args a = level3_args<T>(op);
     a.side = side, a.uplo = uplo, a.m = m, a.n = n;
     a.A = A, a.lda = lda, a.B = B, a.ldb = ldb, a.C = C, a.ldc = ldc;
@@ -116,16 +118,16 @@ cublasStatus_t hemm(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t up
 // Rank-k updates of the uplo triangle of the n x n matrix C: syrk/herk (B unused),
 // syr2k/her2k and syrkx/herkx. herk's alpha and beta, her2k's and herkx's beta are real.
 template <typename T, typename A, typename B>
-cublasStatus_t rank_k(Level3Op op, cublasHandle_t h, cublasFillMode_t uplo,
-                      cublasOperation_t trans, int64_t n, int64_t k, const A* alpha,
-                      const T* matrix_a, int64_t lda, const T* matrix_b, int64_t ldb,
-                      const B* beta, T* C, int64_t ldc) {
+cublasStatus_t rank_k(Level3Op op, cublasHandle_t h, cublasFillMode_t uplo, cublasOperation_t trans,
+                      int64_t n, int64_t k, const A* alpha, const T* matrix_a, int64_t lda,
+                      const T* matrix_b, int64_t ldb, const B* beta, T* C, int64_t ldc) {
   return with_handle(h, [&](Handle& handle) {
     bool real = std::is_same_v<T, float> || std::is_same_v<T, double>;
     bool hermitian = op == Level3Op::Herk || op == Level3Op::Her2k || op == Level3Op::Herkx;
     // Real symmetric updates accept C as a synonym of T; complex ones N and T, Hermitian N and C.
-    bool trans_ok = trans == CUBLAS_OP_N || (hermitian ? trans == CUBLAS_OP_C
-                                                        : trans == CUBLAS_OP_T || (real && trans == CUBLAS_OP_C));
+    bool trans_ok =
+        trans == CUBLAS_OP_N ||
+        (hermitian ? trans == CUBLAS_OP_C : trans == CUBLAS_OP_T || (real && trans == CUBLAS_OP_C));
     MIMIC_CUBLAS_REQUIRE(valid_fill(uplo) && trans_ok && alpha && beta);
     int64_t rows = trans == CUBLAS_OP_N ? n : k;
     MIMIC_CUBLAS_REQUIRE(lda >= at_least_one(rows));
@@ -173,8 +175,10 @@ cublasStatus_t triangular_mm(Level3Op op, cublasHandle_t h, cublasSideMode_t sid
                              int64_t m, int64_t n, const T* alpha, const void* A, int64_t lda,
                              void* B, int64_t ldb, void* C, int64_t ldc, int64_t batch) {
   return with_handle(h, [&](Handle& handle) {
-    MIMIC_CUBLAS_REQUIRE(valid_side(side) && valid_fill(uplo) && valid_op(trans) && valid_diag(diag) && alpha);
-    MIMIC_CUBLAS_REQUIRE(lda >= at_least_one(side == CUBLAS_SIDE_LEFT ? m : n) && ldb >= at_least_one(m));
+    MIMIC_CUBLAS_REQUIRE(valid_side(side) && valid_fill(uplo) && valid_op(trans) &&
+                         valid_diag(diag) && alpha);
+    MIMIC_CUBLAS_REQUIRE(lda >= at_least_one(side == CUBLAS_SIDE_LEFT ? m : n) &&
+                         ldb >= at_least_one(m));
     Level3Args a = level3_args<T>(op);
     a.side = side, a.uplo = uplo, a.transa = trans, a.diag = diag, a.m = m, a.n = n;
     a.A = A, a.lda = lda, a.B = B, a.ldb = ldb, a.C = C, a.ldc = ldc, a.batch = batch;
@@ -213,9 +217,9 @@ cublasStatus_t trsm_batched(cublasHandle_t h, cublasSideMode_t side, cublasFillM
 
 // C = alpha op(A) + beta op(B), m x n.
 template <typename T>
-cublasStatus_t geam(cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb,
-                    int64_t m, int64_t n, const T* alpha, const T* A, int64_t lda, const T* beta,
-                    const T* B, int64_t ldb, T* C, int64_t ldc) {
+cublasStatus_t geam(cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb, int64_t m,
+                    int64_t n, const T* alpha, const T* A, int64_t lda, const T* beta, const T* B,
+                    int64_t ldb, T* C, int64_t ldc) {
   return with_handle(h, [&](Handle& handle) {
     MIMIC_CUBLAS_REQUIRE(valid_op(transa) && valid_op(transb) && alpha && beta);
     MIMIC_CUBLAS_REQUIRE(lda >= at_least_one(transa == CUBLAS_OP_N ? m : n));
@@ -235,7 +239,8 @@ cublasStatus_t dgmm(cublasHandle_t h, cublasSideMode_t side, int64_t m, int64_t 
   return with_handle(h, [&](Handle& handle) {
     MIMIC_CUBLAS_REQUIRE(valid_side(side) && lda >= at_least_one(m));
     Level3Args a = level3_args<T>(Level3Op::Dgmm);
-    a.side = side, a.m = m, a.n = n, a.A = A, a.lda = lda, a.B = x, a.ldb = incx, a.C = C, a.ldc = ldc;
+    a.side = side, a.m = m, a.n = n, a.A = A, a.lda = lda, a.B = x, a.ldb = incx, a.C = C,
+    a.ldc = ldc;
     return run_level3(handle, a);
   });
 }

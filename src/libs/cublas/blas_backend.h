@@ -39,12 +39,22 @@ struct Scalar {
 // Bytes per element of the data types cuBLAS computes with; 0 for others.
 inline size_t data_type_size(cudaDataType_t type) {
   switch (type) {
-  case CUDA_R_8I: return 1;
-  case CUDA_R_16F: case CUDA_R_16BF: case CUDA_C_8I: return 2;
-  case CUDA_R_32F: case CUDA_R_32I: return 4;
-  case CUDA_R_64F: case CUDA_C_32F: return 8;
-  case CUDA_C_64F: return 16;
-  default: return 0;
+  case CUDA_R_8I:
+    return 1;
+  case CUDA_R_16F:
+  case CUDA_R_16BF:
+  case CUDA_C_8I:
+    return 2;
+  case CUDA_R_32F:
+  case CUDA_R_32I:
+    return 4;
+  case CUDA_R_64F:
+  case CUDA_C_32F:
+    return 8;
+  case CUDA_C_64F:
+    return 16;
+  default:
+    return 0;
   }
 }
 
@@ -80,8 +90,30 @@ struct RotgArgs {
 };
 
 enum class Level2Op {
-  Gemv, Gbmv, Ger, Gerc, Symv, Hemv, Sbmv, Hbmv, Spmv, Hpmv, Syr, Her, Syr2, Her2, Spr, Hpr,
-  Spr2, Hpr2, Trmv, Tbmv, Tpmv, Trsv, Tbsv, Tpsv
+  Gemv,
+  Gbmv,
+  Ger,
+  Gerc,
+  Symv,
+  Hemv,
+  Sbmv,
+  Hbmv,
+  Spmv,
+  Hpmv,
+  Syr,
+  Her,
+  Syr2,
+  Her2,
+  Spr,
+  Hpr,
+  Spr2,
+  Hpr2,
+  Trmv,
+  Tbmv,
+  Tpmv,
+  Trsv,
+  Tbsv,
+  Tpsv
 };
 
 struct Level2Args {
@@ -100,7 +132,21 @@ struct Level2Args {
   int64_t incy = 1;
 };
 
-enum class Level3Op { Gemm, Symm, Hemm, Syrk, Herk, Syr2k, Her2k, Syrkx, Herkx, Trmm, Trsm, Geam, Dgmm };
+enum class Level3Op {
+  Gemm,
+  Symm,
+  Hemm,
+  Syrk,
+  Herk,
+  Syr2k,
+  Her2k,
+  Syrkx,
+  Herkx,
+  Trmm,
+  Trsm,
+  Geam,
+  Dgmm
+};
 
 struct Level3Args {
   Level3Op op;
@@ -179,7 +225,8 @@ public:
   virtual cublasStatus_t level2(const libs::StreamTarget& target, const Level2Args& args) = 0;
   virtual cublasStatus_t level3(const libs::StreamTarget& target, const Level3Args& args) = 0;
   virtual cublasStatus_t gemm(const libs::StreamTarget& target, const GemmArgs& args) = 0;
-  virtual cublasStatus_t lu_batched(const libs::StreamTarget& target, const LuBatchedArgs& args) = 0;
+  virtual cublasStatus_t lu_batched(const libs::StreamTarget& target,
+                                    const LuBatchedArgs& args) = 0;
   virtual cublasStatus_t gels_batched(const libs::StreamTarget& target,
                                       const GelsBatchedArgs& args) = 0;
 };

@@ -48,8 +48,7 @@ cublasStatus_t copy_status_from(CUresult result) {
 
 cublasStatus_t create_handle(Handle** out) {
   auto handle = std::make_unique<Handle>();
-  if (CUresult r = libs::bind_current_device(&handle->device))
-    return status_from(r);
+  if (CUresult r = libs::bind_current_device(&handle->device)) return status_from(r);
   handle->backend = backend_for(handle->device);
   if (!handle->backend) {
     warn_once("cublas-backend", std::string("cuBLAS: no backend for a ") +
@@ -63,8 +62,7 @@ cublasStatus_t create_handle(Handle** out) {
 
 cublasStatus_t destroy_handle(cublasHandle_t h) {
   Handle* handle = registry().remove(h);
-  if (!handle)
-    return CUBLAS_STATUS_NOT_INITIALIZED;
+  if (!handle) return CUBLAS_STATUS_NOT_INITIALIZED;
   // Queued work may still use memory the handle gave it (captured work, the workspace).
   if (libs::ensure_current(handle->device.context) == CUDA_SUCCESS)
     cuCtxSynchronize(); // as cublasDestroy does
@@ -72,6 +70,8 @@ cublasStatus_t destroy_handle(cublasHandle_t h) {
   return CUBLAS_STATUS_SUCCESS;
 }
 
-Handle* find_handle(cublasHandle_t h) { return registry().find(h); }
+Handle* find_handle(cublasHandle_t h) {
+  return registry().find(h);
+}
 
 } // namespace mimic::cublas

@@ -17,8 +17,7 @@ using cpu::run_gels_batched;
 // OpenBLAS takes 32-bit sizes, increments and leading dimensions.
 bool fits_int(std::initializer_list<int64_t> values) {
   for (int64_t v : values)
-    if (v > INT_MAX || v < INT_MIN)
-      return false;
+    if (v > INT_MAX || v < INT_MIN) return false;
   return true;
 }
 
@@ -42,8 +41,7 @@ cublasStatus_t submit(const libs::StreamTarget& target, const Args& args, void (
 class CpuBackend final : public BlasBackend {
 public:
   cublasStatus_t level1(const libs::StreamTarget& target, const Level1Args& a) override {
-    if (!fits_int({a.n, a.incx, a.incy}))
-      return too_large("a level 1 operation");
+    if (!fits_int({a.n, a.incx, a.incy})) return too_large("a level 1 operation");
     return submit(target, a, cpu::run_level1, a.result_on_host);
   }
 
@@ -58,14 +56,12 @@ public:
   }
 
   cublasStatus_t level3(const libs::StreamTarget& target, const Level3Args& a) override {
-    if (!fits_int({a.m, a.n, a.k, a.lda, a.ldb, a.ldc}))
-      return too_large("a level 3 operation");
+    if (!fits_int({a.m, a.n, a.k, a.lda, a.ldb, a.ldc})) return too_large("a level 3 operation");
     return submit(target, a, cpu::run_level3, false);
   }
 
   cublasStatus_t gemm(const libs::StreamTarget& target, const GemmArgs& a) override {
-    if (!fits_int({a.m, a.n, a.k, a.lda, a.ldb, a.ldc}))
-      return too_large("a gemm");
+    if (!fits_int({a.m, a.n, a.k, a.lda, a.ldb, a.ldc})) return too_large("a gemm");
     return submit(target, a, cpu::run_gemm, false);
   }
 
@@ -76,8 +72,7 @@ public:
   }
 
   cublasStatus_t gels_batched(const libs::StreamTarget& target, const GelsBatchedArgs& a) override {
-    if (!fits_int({a.m, a.n, a.nrhs, a.lda, a.ldc}))
-      return too_large("gelsBatched");
+    if (!fits_int({a.m, a.n, a.nrhs, a.lda, a.ldc})) return too_large("gelsBatched");
     return submit(target, a, run_gels_batched, false);
   }
 };

@@ -20,11 +20,16 @@ void run_gels_batched(const GelsBatchedArgs& a);
 // Calls f(T{}) with the element type of a float, double or complex cudaDataType.
 template <typename F> void with_type(cudaDataType_t type, F&& f) {
   switch (type) {
-  case CUDA_R_32F: return f(float{});
-  case CUDA_R_64F: return f(double{});
-  case CUDA_C_32F: return f(cf{});
-  case CUDA_C_64F: return f(cd{});
-  default: throw std::logic_error("cuBLAS CPU backend: unexpected data type " + std::to_string(int(type)));
+  case CUDA_R_32F:
+    return f(float{});
+  case CUDA_R_64F:
+    return f(double{});
+  case CUDA_C_32F:
+    return f(cf{});
+  case CUDA_C_64F:
+    return f(cd{});
+  default:
+    throw std::logic_error("cuBLAS CPU backend: unexpected data type " + std::to_string(int(type)));
   }
 }
 

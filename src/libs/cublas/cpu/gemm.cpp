@@ -17,7 +17,8 @@ using libs::float_to_half_bits;
 using libs::half_bits_to_float;
 
 template <typename Src, typename Dst, typename Convert>
-void widen_as(const void* from, long long ld, long long rows, long long cols, Dst* to, Convert convert) {
+void widen_as(const void* from, long long ld, long long rows, long long cols, Dst* to,
+              Convert convert) {
   const Src* src = static_cast<const Src*>(from);
   for (long long j = 0; j < cols; ++j)
     for (long long i = 0; i < rows; ++i)
@@ -26,12 +27,15 @@ void widen_as(const void* from, long long ld, long long rows, long long cols, Ds
 
 // A stored matrix of `type` into a contiguous one of Dst (float, double or complex float).
 template <typename Dst>
-void widen(cudaDataType_t type, const void* from, long long ld, long long rows, long long cols, Dst* to) {
+void widen(cudaDataType_t type, const void* from, long long ld, long long rows, long long cols,
+           Dst* to) {
   switch (type) {
   case CUDA_R_16F:
-    return widen_as<uint16_t>(from, ld, rows, cols, to, [](uint16_t v) { return Dst(half_bits_to_float(v)); });
+    return widen_as<uint16_t>(from, ld, rows, cols, to,
+                              [](uint16_t v) { return Dst(half_bits_to_float(v)); });
   case CUDA_R_16BF:
-    return widen_as<uint16_t>(from, ld, rows, cols, to, [](uint16_t v) { return Dst(bf16_bits_to_float(v)); });
+    return widen_as<uint16_t>(from, ld, rows, cols, to,
+                              [](uint16_t v) { return Dst(bf16_bits_to_float(v)); });
   case CUDA_R_8I:
     return widen_as<int8_t>(from, ld, rows, cols, to, [](int8_t v) { return Dst(v); });
   case CUDA_R_32I:
@@ -51,7 +55,8 @@ void widen(cudaDataType_t type, const void* from, long long ld, long long rows, 
 }
 
 template <typename Dst, typename Src, typename Convert>
-void narrow_as(const Src* from, long long rows, long long cols, void* to, long long ld, Convert convert) {
+void narrow_as(const Src* from, long long rows, long long cols, void* to, long long ld,
+               Convert convert) {
   Dst* dst = static_cast<Dst*>(to);
   for (long long j = 0; j < cols; ++j)
     for (long long i = 0; i < rows; ++i)
@@ -59,19 +64,24 @@ void narrow_as(const Src* from, long long rows, long long cols, void* to, long l
 }
 
 template <typename Src>
-void narrow(const Src* from, long long rows, long long cols, cudaDataType_t type, void* to, long long ld) {
+void narrow(const Src* from, long long rows, long long cols, cudaDataType_t type, void* to,
+            long long ld) {
   switch (type) {
   case CUDA_R_16F:
-    return narrow_as<uint16_t>(from, rows, cols, to, ld, [](Src v) { return float_to_half_bits(float(v)); });
+    return narrow_as<uint16_t>(from, rows, cols, to, ld,
+                               [](Src v) { return float_to_half_bits(float(v)); });
   case CUDA_R_16BF:
-    return narrow_as<uint16_t>(from, rows, cols, to, ld, [](Src v) { return float_to_bf16_bits(float(v)); });
+    return narrow_as<uint16_t>(from, rows, cols, to, ld,
+                               [](Src v) { return float_to_bf16_bits(float(v)); });
   case CUDA_R_32I:
     // Exact integers (products of int8 summed in f64); int32 arithmetic wraps.
-    return narrow_as<int32_t>(from, rows, cols, to, ld, [](Src v) { return int32_t(uint32_t(int64_t(v))); });
+    return narrow_as<int32_t>(from, rows, cols, to, ld,
+                              [](Src v) { return int32_t(uint32_t(int64_t(v))); });
   case CUDA_R_32F:
     return narrow_as<float>(from, rows, cols, to, ld, [](Src v) { return float(v); });
   default:
-    throw std::logic_error("cuBLAS CPU backend: cannot narrow to data type " + std::to_string(int(type)));
+    throw std::logic_error("cuBLAS CPU backend: cannot narrow to data type " +
+                           std::to_string(int(type)));
   }
 }
 
@@ -83,7 +93,8 @@ struct Operands {
 
 Operands batch_operands(const GemmArgs& a, long long i) {
   if (a.pointer_arrays)
-    return {batch_matrix<const void>(a.A, i), batch_matrix<const void>(a.B, i), batch_matrix<void>(a.C, i)};
+    return {batch_matrix<const void>(a.A, i), batch_matrix<const void>(a.B, i),
+            batch_matrix<void>(a.C, i)};
   auto at = [i](const void* base, long long stride, cudaDataType_t type) {
     return static_cast<const char*>(base) + i * stride * (long long)data_type_size(type);
   };
@@ -94,11 +105,16 @@ Operands batch_operands(const GemmArgs& a, long long i) {
 // alpha or beta as the type the computation runs in.
 template <typename W> W scale_value(const Scalar& s, cudaDataType_t type) {
   switch (type) {
-  case CUDA_R_16F: return W(half_bits_to_float(s.get<uint16_t>()));
-  case CUDA_R_32I: return W(s.get<int32_t>());
-  case CUDA_R_32F: return W(s.get<float>());
-  case CUDA_R_64F: return W(s.get<double>());
-  default: return s.get<W>(); // complex: the scale type is W
+  case CUDA_R_16F:
+    return W(half_bits_to_float(s.get<uint16_t>()));
+  case CUDA_R_32I:
+    return W(s.get<int32_t>());
+  case CUDA_R_32F:
+    return W(s.get<float>());
+  case CUDA_R_64F:
+    return W(s.get<double>());
+  default:
+    return s.get<W>(); // complex: the scale type is W
   }
 }
 
@@ -117,28 +133,27 @@ template <typename W> void widened_gemm(const GemmArgs& a, const Operands& p) {
     tb = tb == CblasConjTrans ? CblasTrans : tb;
   }
   if (a.c_type == CUDA_R_32F && std::is_same_v<W, float>) {
-    gemm<W>(ta, tb, int(m), int(n), int(k), alpha, A.data(), int(a_rows), B.data(), int(b_rows), beta,
-            static_cast<W*>(p.C), int(a.ldc));
+    gemm<W>(ta, tb, int(m), int(n), int(k), alpha, A.data(), int(a_rows), B.data(), int(b_rows),
+            beta, static_cast<W*>(p.C), int(a.ldc));
     return;
   }
   if constexpr (is_complex<W>) {
-    gemm<W>(ta, tb, int(m), int(n), int(k), alpha, A.data(), int(a_rows), B.data(), int(b_rows), beta,
-            static_cast<W*>(p.C), int(a.ldc));
+    gemm<W>(ta, tb, int(m), int(n), int(k), alpha, A.data(), int(a_rows), B.data(), int(b_rows),
+            beta, static_cast<W*>(p.C), int(a.ldc));
   } else {
     std::vector<W> C(static_cast<size_t>(m * n));
     // beta == 0 means C is not read: it may hold NaN.
-    if (beta != W{})
-      widen(a.c_type, p.C, a.ldc, m, n, C.data());
-    gemm<W>(ta, tb, int(m), int(n), int(k), alpha, A.data(), int(a_rows), B.data(), int(b_rows), beta, C.data(),
-            int(m));
+    if (beta != W{}) widen(a.c_type, p.C, a.ldc, m, n, C.data());
+    gemm<W>(ta, tb, int(m), int(n), int(k), alpha, A.data(), int(a_rows), B.data(), int(b_rows),
+            beta, C.data(), int(m));
     narrow(C.data(), m, n, a.c_type, p.C, a.ldc);
   }
 }
 
 template <typename T> void direct_gemm(const GemmArgs& a, const Operands& p) {
   gemm<T>(cblas_op(a.transa), cblas_op(a.transb), int(a.m), int(a.n), int(a.k), a.alpha.get<T>(),
-          static_cast<const T*>(p.A), int(a.lda), static_cast<const T*>(p.B), int(a.ldb), a.beta.get<T>(),
-          static_cast<T*>(p.C), int(a.ldc));
+          static_cast<const T*>(p.A), int(a.lda), static_cast<const T*>(p.B), int(a.ldb),
+          a.beta.get<T>(), static_cast<T*>(p.C), int(a.ldc));
 }
 
 bool is_direct(const GemmArgs& a) {

@@ -20,8 +20,7 @@ template <typename T> void getrf_unpivoted(int n, T* A, int lda, int* info) {
   for (int k = 0; k < n; ++k) {
     T pivot = A[k + k * lda];
     if (pivot == T{}) {
-      if (!*info)
-        *info = k + 1;
+      if (!*info) *info = k + 1;
       continue;
     }
     for (int i = k + 1; i < n; ++i)
@@ -49,7 +48,8 @@ template <typename T> void swap_rows(T* B, int ldb, int nrhs, int r1, int r2) {
 
 // Solves op(A) X = B with A = P L U from getrf.
 template <typename T>
-void getrs(cublasOperation_t trans, int n, int nrhs, const T* LU, int lda, const int* pivots, T* B, int ldb) {
+void getrs(cublasOperation_t trans, int n, int nrhs, const T* LU, int lda, const int* pivots, T* B,
+           int ldb) {
   const T one{1};
   if (trans == CUBLAS_OP_N) {
     for (int i = 0; pivots && i < n; ++i)
@@ -84,7 +84,8 @@ template <typename T> void lu_batched(const LuBatchedArgs& a) {
         getrf_unpivoted(n, batch_matrix<T>(a.A, i), lda, &a.info[i]);
       break;
     case LuOp::Getrs:
-      getrs(a.trans, n, int(a.nrhs), batch_matrix<const T>(a.A, i), lda, pivots, batch_matrix<T>(a.B, i), ldb);
+      getrs(a.trans, n, int(a.nrhs), batch_matrix<const T>(a.A, i), lda, pivots,
+            batch_matrix<T>(a.B, i), ldb);
       break;
     case LuOp::Getri: {
       T* inverse = batch_matrix<T>(a.B, i);
@@ -97,8 +98,7 @@ template <typename T> void lu_batched(const LuBatchedArgs& a) {
       copy_square(batch_matrix<const T>(a.A, i), lda, inverse, ldb, n);
       std::vector<int> own_pivots(static_cast<size_t>(std::max(n, 1)));
       getrf(n, inverse, ldb, own_pivots.data(), &a.info[i]);
-      if (a.info[i] == 0)
-        getri(n, inverse, ldb, own_pivots.data(), &a.info[i]);
+      if (a.info[i] == 0) getri(n, inverse, ldb, own_pivots.data(), &a.info[i]);
       break;
     }
     }
@@ -132,10 +132,9 @@ void run_gels_batched(const GelsBatchedArgs& a) {
     using T = decltype(tag);
     for (long long i = 0; i < a.batch; ++i) {
       int info = 0;
-      gels<T>(int(a.m), int(a.n), int(a.nrhs), batch_matrix<T>(a.A, i), int(a.lda), batch_matrix<T>(a.C, i),
-              int(a.ldc), &info);
-      if (a.info)
-        a.info[i] = info;
+      gels<T>(int(a.m), int(a.n), int(a.nrhs), batch_matrix<T>(a.A, i), int(a.lda),
+              batch_matrix<T>(a.C, i), int(a.ldc), &info);
+      if (a.info) a.info[i] = info;
     }
   });
 }

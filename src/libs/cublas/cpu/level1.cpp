@@ -114,8 +114,7 @@ template <typename T> void level1(const Level1Args& a) {
                 cblas_cswap(n, x, incx, y, incy), cblas_zswap(n, x, incx, y, incy));
     return;
   case Level1Op::Scal:
-    if (n > 0 && incx > 0)
-      scal(a, n, x, incx);
+    if (n > 0 && incx > 0) scal(a, n, x, incx);
     return;
   case Level1Op::Rot:
     return rot(a, n, x, incx, y, incy);
@@ -146,8 +145,9 @@ void run_rotg(const RotgArgs& a) {
                     static_cast<float*>(a.s));
     } else if constexpr (std::is_same_v<T, double>) {
       if (a.modified)
-        cblas_drotmg(static_cast<double*>(a.a), static_cast<double*>(a.b), static_cast<double*>(a.c),
-                     *static_cast<double*>(a.s), static_cast<double*>(a.param));
+        cblas_drotmg(static_cast<double*>(a.a), static_cast<double*>(a.b),
+                     static_cast<double*>(a.c), *static_cast<double*>(a.s),
+                     static_cast<double*>(a.param));
       else
         cblas_drotg(static_cast<double*>(a.a), static_cast<double*>(a.b), static_cast<double*>(a.c),
                     static_cast<double*>(a.s));

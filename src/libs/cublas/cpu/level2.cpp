@@ -88,8 +88,7 @@ template <typename T> void level2(const Level2Args& a) {
   case Level2Op::Hemv: {
     T alpha = a.alpha.get<T>(), beta = a.beta.get<T>();
     if constexpr (is_complex<T>) {
-      if (a.op == Level2Op::Symv)
-        return symv_loop<T>(a);
+      if (a.op == Level2Op::Symv) return symv_loop<T>(a);
     }
     MIMIC_CBLAS(T, cblas_ssymv(o, uplo, n, alpha, A, lda, x, incx, beta, y, incy),
                 cblas_dsymv(o, uplo, n, alpha, A, lda, x, incx, beta, y, incy),
@@ -118,8 +117,7 @@ template <typename T> void level2(const Level2Args& a) {
   case Level2Op::Syr:
   case Level2Op::Her: {
     if constexpr (is_complex<T>) {
-      if (a.op == Level2Op::Syr)
-        return syr_loop<T>(a, false);
+      if (a.op == Level2Op::Syr) return syr_loop<T>(a, false);
     }
     Real<T> alpha = a.alpha.get<Real<T>>();
     MIMIC_CBLAS(T, cblas_ssyr(o, uplo, n, alpha, x, incx, A, lda),
@@ -131,8 +129,7 @@ template <typename T> void level2(const Level2Args& a) {
   case Level2Op::Syr2:
   case Level2Op::Her2: {
     if constexpr (is_complex<T>) {
-      if (a.op == Level2Op::Syr2)
-        return syr_loop<T>(a, true);
+      if (a.op == Level2Op::Syr2) return syr_loop<T>(a, true);
     }
     T alpha = a.alpha.get<T>();
     MIMIC_CBLAS(T, cblas_ssyr2(o, uplo, n, alpha, x, incx, y, incy, A, lda),
@@ -144,8 +141,9 @@ template <typename T> void level2(const Level2Args& a) {
   case Level2Op::Spr:
   case Level2Op::Hpr: {
     Real<T> alpha = a.alpha.get<Real<T>>();
-    MIMIC_CBLAS(T, cblas_sspr(o, uplo, n, alpha, x, incx, A), cblas_dspr(o, uplo, n, alpha, x, incx, A),
-                cblas_chpr(o, uplo, n, alpha, x, incx, A), cblas_zhpr(o, uplo, n, alpha, x, incx, A));
+    MIMIC_CBLAS(
+        T, cblas_sspr(o, uplo, n, alpha, x, incx, A), cblas_dspr(o, uplo, n, alpha, x, incx, A),
+        cblas_chpr(o, uplo, n, alpha, x, incx, A), cblas_zhpr(o, uplo, n, alpha, x, incx, A));
     return;
   }
   case Level2Op::Spr2:
@@ -158,12 +156,16 @@ template <typename T> void level2(const Level2Args& a) {
     return;
   }
   case Level2Op::Trmv:
-    MIMIC_CBLAS(T, cblas_strmv(o, uplo, t, d, n, A, lda, x, incx), cblas_dtrmv(o, uplo, t, d, n, A, lda, x, incx),
-                cblas_ctrmv(o, uplo, t, d, n, A, lda, x, incx), cblas_ztrmv(o, uplo, t, d, n, A, lda, x, incx));
+    MIMIC_CBLAS(T, cblas_strmv(o, uplo, t, d, n, A, lda, x, incx),
+                cblas_dtrmv(o, uplo, t, d, n, A, lda, x, incx),
+                cblas_ctrmv(o, uplo, t, d, n, A, lda, x, incx),
+                cblas_ztrmv(o, uplo, t, d, n, A, lda, x, incx));
     return;
   case Level2Op::Trsv:
-    MIMIC_CBLAS(T, cblas_strsv(o, uplo, t, d, n, A, lda, x, incx), cblas_dtrsv(o, uplo, t, d, n, A, lda, x, incx),
-                cblas_ctrsv(o, uplo, t, d, n, A, lda, x, incx), cblas_ztrsv(o, uplo, t, d, n, A, lda, x, incx));
+    MIMIC_CBLAS(T, cblas_strsv(o, uplo, t, d, n, A, lda, x, incx),
+                cblas_dtrsv(o, uplo, t, d, n, A, lda, x, incx),
+                cblas_ctrsv(o, uplo, t, d, n, A, lda, x, incx),
+                cblas_ztrsv(o, uplo, t, d, n, A, lda, x, incx));
     return;
   case Level2Op::Tbmv:
     MIMIC_CBLAS(T, cblas_stbmv(o, uplo, t, d, n, k, A, lda, x, incx),
@@ -178,12 +180,14 @@ template <typename T> void level2(const Level2Args& a) {
                 cblas_ztbsv(o, uplo, t, d, n, k, A, lda, x, incx));
     return;
   case Level2Op::Tpmv:
-    MIMIC_CBLAS(T, cblas_stpmv(o, uplo, t, d, n, A, x, incx), cblas_dtpmv(o, uplo, t, d, n, A, x, incx),
-                cblas_ctpmv(o, uplo, t, d, n, A, x, incx), cblas_ztpmv(o, uplo, t, d, n, A, x, incx));
+    MIMIC_CBLAS(
+        T, cblas_stpmv(o, uplo, t, d, n, A, x, incx), cblas_dtpmv(o, uplo, t, d, n, A, x, incx),
+        cblas_ctpmv(o, uplo, t, d, n, A, x, incx), cblas_ztpmv(o, uplo, t, d, n, A, x, incx));
     return;
   case Level2Op::Tpsv:
-    MIMIC_CBLAS(T, cblas_stpsv(o, uplo, t, d, n, A, x, incx), cblas_dtpsv(o, uplo, t, d, n, A, x, incx),
-                cblas_ctpsv(o, uplo, t, d, n, A, x, incx), cblas_ztpsv(o, uplo, t, d, n, A, x, incx));
+    MIMIC_CBLAS(
+        T, cblas_stpsv(o, uplo, t, d, n, A, x, incx), cblas_dtpsv(o, uplo, t, d, n, A, x, incx),
+        cblas_ctpsv(o, uplo, t, d, n, A, x, incx), cblas_ztpsv(o, uplo, t, d, n, A, x, incx));
     return;
   }
 }
@@ -191,8 +195,7 @@ template <typename T> void level2(const Level2Args& a) {
 } // namespace
 
 void run_level2(const Level2Args& a) {
-  if (a.m < 0 || a.n <= 0)
-    return;
+  if (a.m < 0 || a.n <= 0) return;
   with_type(a.type, [&](auto tag) { level2<decltype(tag)>(a); });
 }
 

@@ -14,7 +14,8 @@ template <typename T> T conj_if(T v, bool conjugate) {
 }
 
 // Element (i, j) of op(M).
-template <typename T> T op_at(const T* M, long long ld, cublasOperation_t op, long long i, long long j) {
+template <typename T>
+T op_at(const T* M, long long ld, cublasOperation_t op, long long i, long long j) {
   return op == CUBLAS_OP_N ? M[i + j * ld] : conj_if(M[j + i * ld], op == CUBLAS_OP_C);
 }
 
@@ -26,8 +27,8 @@ template <typename T> void rank_kx(const Level3Args& a, bool hermitian) {
   CBLAS_TRANSPOSE second = hermitian ? CblasConjTrans : CblasTrans;
   bool untransposed = a.transa == CUBLAS_OP_N;
   gemm<T>(untransposed ? CblasNoTrans : second, untransposed ? second : CblasNoTrans, n, n, k,
-          a.alpha.get<T>(), static_cast<const T*>(a.A), int(a.lda), static_cast<const T*>(a.B), int(a.ldb),
-          T{}, product.data(), n);
+          a.alpha.get<T>(), static_cast<const T*>(a.A), int(a.lda), static_cast<const T*>(a.B),
+          int(a.ldb), T{}, product.data(), n);
   T* C = static_cast<T*>(a.C);
   bool upper = a.uplo == CUBLAS_FILL_MODE_UPPER;
   T beta = hermitian ? T(a.beta.get<Real<T>>()) : a.beta.get<T>();
@@ -36,8 +37,7 @@ template <typename T> void rank_kx(const Level3Args& a, bool hermitian) {
       T& c = C[i + j * a.ldc];
       c = product[i + j * n] + (beta == T{} ? T{} : beta * c);
       if constexpr (is_complex<T>) {
-        if (hermitian && i == j)
-          c = T(c.real(), 0);
+        if (hermitian && i == j) c = T(c.real(), 0);
       }
     }
   }
@@ -52,8 +52,7 @@ template <typename T> void geam(const Level3Args& a) {
   for (long long j = 0; j < a.n; ++j)
     for (long long i = 0; i < a.m; ++i) {
       T sum = alpha == T{} ? T{} : alpha * op_at(A, a.lda, a.transa, i, j);
-      if (beta != T{})
-        sum += beta * op_at(B, a.ldb, a.transb, i, j);
+      if (beta != T{}) sum += beta * op_at(B, a.ldb, a.transb, i, j);
       C[i + j * a.ldc] = sum;
     }
 }
@@ -69,15 +68,17 @@ template <typename T> void dgmm(const Level3Args& a) {
       C[i + j * a.ldc] = A[i + j * a.lda] * x[strided(left ? i : j, length, a.ldb)];
 }
 
-template <typename T> void copy_matrix(const T* from, long long from_ld, T* to, long long to_ld, long long rows,
-                                       long long cols) {
+template <typename T>
+void copy_matrix(const T* from, long long from_ld, T* to, long long to_ld, long long rows,
+                 long long cols) {
   for (long long j = 0; j < cols; ++j)
     std::copy(from + j * from_ld, from + j * from_ld + rows, to + j * to_ld);
 }
 
 template <typename T> void level3(const Level3Args& a) {
   const auto o = CblasColMajor;
-  int m = int(a.m), n = int(a.n), k = int(a.k), lda = int(a.lda), ldb = int(a.ldb), ldc = int(a.ldc);
+  int m = int(a.m), n = int(a.n), k = int(a.k), lda = int(a.lda), ldb = int(a.ldb),
+      ldc = int(a.ldc);
   const T* A = static_cast<const T*>(a.A);
   const T* B = static_cast<const T*>(a.B);
   T* C = static_cast<T*>(a.C);
@@ -86,8 +87,7 @@ template <typename T> void level3(const Level3Args& a) {
   CBLAS_TRANSPOSE t = cblas_op(a.transa);
   CBLAS_DIAG d = cblas_diag(a.diag);
   if constexpr (!is_complex<T>) {
-    if (t == CblasConjTrans)
-      t = CblasTrans;
+    if (t == CblasConjTrans) t = CblasTrans;
   }
   switch (a.op) {
   case Level3Op::Gemm:
@@ -98,8 +98,10 @@ template <typename T> void level3(const Level3Args& a) {
     bool herm = a.op == Level3Op::Hemm;
     MIMIC_CBLAS(T, cblas_ssymm(o, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc),
                 cblas_dsymm(o, side, uplo, m, n, alpha, A, lda, B, ldb, beta, C, ldc),
-                (herm ? cblas_chemm : cblas_csymm)(o, side, uplo, m, n, &alpha, A, lda, B, ldb, &beta, C, ldc),
-                (herm ? cblas_zhemm : cblas_zsymm)(o, side, uplo, m, n, &alpha, A, lda, B, ldb, &beta, C, ldc));
+                (herm ? cblas_chemm : cblas_csymm)(o, side, uplo, m, n, &alpha, A, lda, B, ldb,
+                                                   &beta, C, ldc),
+                (herm ? cblas_zhemm : cblas_zsymm)(o, side, uplo, m, n, &alpha, A, lda, B, ldb,
+                                                   &beta, C, ldc));
     return;
   }
   case Level3Op::Syrk: {
@@ -141,13 +143,11 @@ template <typename T> void level3(const Level3Args& a) {
     return rank_kx<T>(a, true);
   case Level3Op::Trmm:
     // cuBLAS's trmm writes op(A) B into C; OpenBLAS's works in place.
-    if (C != B)
-      copy_matrix(B, ldb, C, ldc, m, n);
+    if (C != B) copy_matrix(B, ldb, C, ldc, m, n);
     trmm<T>(side, uplo, t, d, m, n, a.alpha.get<T>(), A, lda, C, ldc);
     return;
   case Level3Op::Trsm:
-    if (a.batch < 0)
-      return trsm<T>(side, uplo, t, d, m, n, a.alpha.get<T>(), A, lda, C, ldc);
+    if (a.batch < 0) return trsm<T>(side, uplo, t, d, m, n, a.alpha.get<T>(), A, lda, C, ldc);
     for (long long i = 0; i < a.batch; ++i)
       trsm<T>(side, uplo, t, d, m, n, a.alpha.get<T>(), batch_matrix<const T>(a.A, i), lda,
               batch_matrix<T>(a.B, i), ldb);
@@ -162,8 +162,7 @@ template <typename T> void level3(const Level3Args& a) {
 } // namespace
 
 void run_level3(const Level3Args& a) {
-  if (a.m <= 0 || a.n <= 0)
-    return;
+  if (a.m <= 0 || a.n <= 0) return;
   with_type(a.type, [&](auto tag) { level3<decltype(tag)>(a); });
 }
 
