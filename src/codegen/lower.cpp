@@ -1,6 +1,7 @@
 // Module and function structure of the lowering: registers, labels, operands, addresses.
 // The instructions themselves are in lower_instructions.cpp.
 #include "codegen/lower_impl.h"
+#include "codegen/spill_remat.h"
 
 #include <charconv>
 #include <functional>
@@ -337,38 +338,55 @@ void FunctionLowering::insert_spills() {
     }
   }
   DenseMap<unsigned, unsigned> slot_of;
-  for (const SplitSite& site : split_sites_) {
+  for (size_t k = 0; k < split_sites_.size(); ++k) {
+    const SplitSite& site = split_sites_[k];
     const BitVector& live = sets[site.resume].in;
     IRBuilder<> save(site.marker);
     IRBuilder<> load(site.resume, site.resume->getFirstInsertionPt());
-    auto slot_address = [&](IRBuilder<>& b, unsigned slot) {
+    // Slot s is nthreads 8-byte words from spill + s * nthreads; thread t's value is its
+    // t-th element of the register's own type, so that a thread loop's saves and restores
+    // of 32-bit registers are contiguous vectors.
+    auto slot_address = [&](IRBuilder<>& b, unsigned slot, Type* element) {
       LoadInst* spill = b.CreateLoad(b.getPtrTy(),
                                      b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), block_, offsetof(BlockState, spill)));
       LoadInst* count = b.CreateLoad(b.getInt32Ty(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), block_,
                                                                                     offsetof(BlockState, nthreads)));
       spill->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(ctx(), {}));
       count->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(ctx(), {}));
+      Value* base = b.CreateGEP(b.getInt64Ty(), spill, b.CreateMul(b.getInt64(slot), b.CreateZExt(count, b.getInt64Ty())));
       Value* t = b.CreateLoad(b.getInt32Ty(), thread_);
-      Value* i = b.CreateAdd(b.CreateMul(b.getInt64(slot), b.CreateZExt(count, b.getInt64Ty())),
-                             b.CreateZExt(t, b.getInt64Ty()));
-      return b.CreateGEP(b.getInt64Ty(), spill, i);
+      return b.CreateGEP(element, base, b.CreateZExt(t, b.getInt64Ty()));
+    };
+    // Each save and restore names its split point and slot (codegen/spill_remat.h).
+    auto tag = [&](Instruction* i, unsigned slot) {
+      i->setMetadata(kSpillMetadata, MDNode::get(ctx(), {ConstantAsMetadata::get(b_.getInt32(uint32_t(k))),
+                                                          ConstantAsMetadata::get(b_.getInt32(slot))}));
     };
     for (unsigned r : live.set_bits()) {
       auto [it, fresh] = slot_of.try_emplace(r, unsigned(slot_of.size()));
       unsigned slot = it->second;
       Type* t = regs[r]->getAllocatedType();
-      // A register goes to its 8-byte slot as its own type (an i1 as a byte), so that a
-      // value restored and saved again unchanged is a store of what was loaded, which the
+      // A register goes to its slot as its own type (an i1 as a byte), so that a value
+      // restored and saved again unchanged is a store of what was loaded, which the
       // optimiser removes.
       if (t->isIntegerTy(1)) {
-        save.CreateStore(save.CreateZExt(save.CreateLoad(t, regs[r]), save.getInt8Ty()), slot_address(save, slot));
-        load.CreateStore(load.CreateTrunc(load.CreateLoad(load.getInt8Ty(), slot_address(load, slot)), t), regs[r]);
+        tag(save.CreateStore(save.CreateZExt(save.CreateLoad(t, regs[r]), save.getInt8Ty()),
+                             slot_address(save, slot, save.getInt8Ty())),
+            slot);
+        LoadInst* l = load.CreateLoad(load.getInt8Ty(), slot_address(load, slot, load.getInt8Ty()));
+        tag(l, slot);
+        load.CreateStore(load.CreateTrunc(l, t), regs[r]);
       } else if (t->getPrimitiveSizeInBits() > 0 && t->getPrimitiveSizeInBits() <= 64) {
-        save.CreateStore(save.CreateLoad(t, regs[r]), slot_address(save, slot));
-        load.CreateStore(load.CreateLoad(t, slot_address(load, slot)), regs[r]);
+        tag(save.CreateStore(save.CreateLoad(t, regs[r]), slot_address(save, slot, t)), slot);
+        LoadInst* l = load.CreateLoad(t, slot_address(load, slot, t));
+        tag(l, slot);
+        load.CreateStore(l, regs[r]);
       } else {
-        save.CreateStore(to_bits(save, save.CreateLoad(t, regs[r])), slot_address(save, slot));
-        load.CreateStore(from_bits(load, load.CreateLoad(load.getInt64Ty(), slot_address(load, slot)), t), regs[r]);
+        tag(save.CreateStore(to_bits(save, save.CreateLoad(t, regs[r])), slot_address(save, slot, save.getInt64Ty())),
+            slot);
+        LoadInst* l = load.CreateLoad(load.getInt64Ty(), slot_address(load, slot, load.getInt64Ty()));
+        tag(l, slot);
+        load.CreateStore(from_bits(load, l, t), regs[r]);
       }
     }
   }
@@ -1063,10 +1081,8 @@ void tag_executor_memory(Module& m, const std::map<Function*, ModuleLowering::Fu
                                    offsetof(BlockState, barrier)};
   constexpr size_t kCount = std::size(kArrays);
   const DataLayout& dl = m.getDataLayout();
-  // Which array an address is in (-1: the program's memory); for spill slots, which slot
-  // (the lowering addresses slot s of thread t as spill[s * nthreads + t]).
-  auto array_of = [&](Value* address, Argument* block, int64_t& slot) -> int {
-    slot = -1;
+  // Which array an address is in (-1: the program's memory).
+  auto array_of = [&](Value* address, Argument* block) -> int {
     auto* base = dyn_cast<LoadInst>(getUnderlyingObject(address));
     if (!base)
       return -1;
@@ -1076,16 +1092,14 @@ void tag_executor_memory(Module& m, const std::map<Function*, ModuleLowering::Fu
     if (root != block)
       return -1;
     for (size_t a = 0; a < kCount; ++a)
-      if (offset == kArrays[a]) {
-        if (a == 0)
-          if (auto* gep = dyn_cast<GetElementPtrInst>(address); gep && gep->getNumIndices() == 1)
-            if (auto* sum = dyn_cast<BinaryOperator>(gep->getOperand(1)); sum && sum->getOpcode() == Instruction::Add)
-              if (auto* product = dyn_cast<BinaryOperator>(sum->getOperand(0));
-                  product && product->getOpcode() == Instruction::Mul)
-                if (auto* c = dyn_cast<ConstantInt>(product->getOperand(0)))
-                  slot = int64_t(c->getZExtValue());
+      if (offset == kArrays[a])
         return int(a);
-      }
+    return -1;
+  };
+  // A register's save or restore names its slot (insert_spills).
+  auto slot_of = [](Instruction& i) -> int64_t {
+    if (MDNode* md = i.getMetadata(kSpillMetadata))
+      return int64_t(mdconst::extract<ConstantInt>(md->getOperand(1))->getZExtValue());
     return -1;
   };
   // One scope per array other than the spill area, and one per spill slot in use.
@@ -1112,8 +1126,8 @@ void tag_executor_memory(Module& m, const std::map<Function*, ModuleLowering::Fu
           address = x->getPointerOperand();
         else if (!isa<MemIntrinsic>(&i))
           continue;
-        int64_t slot = -1;
-        int a = address ? array_of(address, f.block, slot) : -1;
+        int a = address ? array_of(address, f.block) : -1;
+        int64_t slot = a == 0 ? slot_of(i) : -1;
         accesses.push_back({&i, a, slot});
         slots = std::max(slots, slot + 1);
       }

@@ -22,6 +22,9 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Transforms/Scalar/SROA.h>
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/StringSaver.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
@@ -31,6 +34,7 @@
 #include "backends/cpu/matrix.h"
 #include "backends/cpu/worker_pool.h"
 #include "codegen/address_gep.h"
+#include "codegen/spill_remat.h"
 #include "codegen/lower.h"
 #include "codegen/texture_abi.h"
 #include "support/config.h"
@@ -176,7 +180,18 @@ void optimise(llvm::Module& m) {
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   // O2 with the vectorisers, as clang's -O2. (O3 made a device-debug kernel that calls a
   // function with a shuffle in a loop spin forever; not understood yet.)
-  pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2).run(m, mam);
+  llvm::ModulePassManager mpm;
+  // Registers that are the same in every thread, or computed from the thread index, are
+  // computed again after a split point rather than saved and restored per thread. This
+  // needs the registers in SSA form and nothing else done yet (codegen/spill_remat.h).
+  {
+    llvm::FunctionPassManager first;
+    first.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
+    first.addPass(codegen::RematerialiseSpills());
+    mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(first)));
+  }
+  mpm.addPass(pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2));
+  mpm.run(m, mam);
 }
 
 void initialise_llvm() {
@@ -184,6 +199,15 @@ void initialise_llvm() {
   std::call_once(once, [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
+    // MIMIC_LLVM_OPTIONS passes options to LLVM, for studying the code Mimic makes (say
+    // "-pass-remarks-missed=loop-vectorize"); it bypasses the JIT cache like MIMIC_DUMP_IR.
+    if (const char* options = std::getenv("MIMIC_LLVM_OPTIONS"); options && *options) {
+      llvm::SmallVector<const char*, 8> argv{"mimic"};
+      llvm::BumpPtrAllocator arena;
+      llvm::StringSaver saver(arena);
+      llvm::cl::TokenizeGNUCommandLine(options, saver, argv);
+      llvm::cl::ParseCommandLineOptions(int(argv.size()), argv.data(), "", &llvm::errs());
+    }
   });
 }
 
@@ -199,7 +223,8 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
   // MIMIC_DUMP_IR=FILE writes the IR before and after optimisation (for debugging Mimic);
   // it needs a compile, so it bypasses the cache.
   const char* dump = std::getenv("MIMIC_DUMP_IR");
-  const bool dumping = dump && *dump;
+  const char* llvm_options = std::getenv("MIMIC_LLVM_OPTIONS");
+  const bool dumping = (dump && *dump) || (llvm_options && *llvm_options);
   const bool check = config::check_memory();
   const std::string key = cache_directory().empty() || dumping ? std::string() : cache_key(program, check);
   std::optional<CachedCode> cached = key.empty() ? std::nullopt : cache_load(key);
@@ -223,10 +248,10 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
       if (!ec)
         lp.module->print(os, nullptr);
     };
-    if (dumping)
+    if (dump && *dump)
       write_ir(".lowered.ll");
     optimise(*lp.module);
-    if (dumping)
+    if (dump && *dump)
       write_ir(".optimised.ll");
     code.kernels = lp.kernels;
     code.globals = lp.globals;

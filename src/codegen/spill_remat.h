@@ -1,0 +1,34 @@
+// A pass for the optimiser: registers live across a split point are saved per thread where
+// the thread stops and restored where it resumes (FunctionLowering::insert_spills). Many
+// of them hold the same value in every thread of the block (a parameter, %ctaid * %ntid)
+// or one computed from that and the thread's index (%tid.x, an address in shared memory
+// such as &tile[ty][tx]). Such a value is computed again where the thread resumes instead
+// of going through memory: that spares a store and a load per thread, and the thread loop
+// after the split point sees the value as invariant or affine, which it needs to be
+// vectorised. A save whose restores are all gone (computed
+// again, or found dead) is removed: slot by slot, once nothing restores the slot.
+//
+// Saves and restores carry `!mimic.spill !{i32 split, i32 slot}`; the restore of a slot
+// at split point k reads what the same thread saved at k. A value is computed again when
+// it depends only on the thread index its save addresses the slot with (the restore's
+// stands for it), constants, and the parameter buffer and the block state (the kernel's
+// first two arguments) through loads the lowering marked invariant, which hold the same
+// values in every call for the same thread (the executor sets a row's %tid.y and %tid.z
+// the same way each time), or through @mimic.sreg.
+//
+// It must run before anything else but SROA: the optimiser removes a save that stores
+// back what was restored unchanged, and where it has duplicated a split point's block
+// first (jump threading), the saves left no longer tell what the slot holds.
+#pragma once
+
+#include <llvm/IR/PassManager.h>
+
+namespace mimic::codegen {
+
+inline constexpr const char* kSpillMetadata = "mimic.spill";
+
+struct RematerialiseSpills : llvm::PassInfoMixin<RematerialiseSpills> {
+  llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager& am);
+};
+
+} // namespace mimic::codegen
