@@ -420,15 +420,26 @@ void install_fault_handlers() {
 
 // ---------------------------------------------------------------- one block
 
+enum : uint8_t { Runnable, Waiting, Yielded, Done };
+
+// A warp's state while the block goes in step (run_block): its running threads [lo, hi)
+// resume at `point`.
+struct WarpRun {
+  uint32_t lo = 0, hi = 0, point = 0;
+  uint32_t stop_lo = 0, stop_hi = 0; // where it stopped, after a run
+  uint8_t state = 0;
+  bool ran = false;
+};
+
 // A worker's memory for the blocks it runs, reused from launch to launch.
 struct Scratch {
   std::vector<uint8_t> shared, local;
   std::vector<uint64_t> spill, exchange, released;
   std::vector<uint32_t> next, warp_mask, barrier, resume, fragments;
   std::vector<uint8_t> status;
+  std::vector<WarpRun> warps;
 };
 
-enum : uint8_t { Runnable, Waiting, Yielded, Done };
 
 // Runs threads [begin, end) of a block from `resume`, one row (same %tid.y, %tid.z) per
 // call (codegen::SpecialRegister::RowBase).
@@ -496,65 +507,139 @@ CUresult run_block(const CompiledKernel& k, const void* args, BlockState& bs, Sc
     return true;
   };
 
-  // The common case first: the block goes in step. The threads still running are one
-  // range [lo, hi) (the others exited, as in `if (warp == 0) ...`) and all stop at the
-  // same split point: a full barrier, or a warp or matrix operation whose member masks
-  // name every running lane of their warps. Then nothing is tracked per thread.
-  uint32_t lo = 0, hi = n, point = codegen::kResumeStart;
+  // The common case first: every warp goes in step. Each warp's threads still running are
+  // one range of its lanes (the others exited) and stop at the same split point. A warp at
+  // a warp or matrix operation whose member masks name all its running lanes goes on at
+  // once; warps at a full barrier wait until every warp that has not ended is there. Work
+  // is tracked per warp, and warps that resume at the same point run in one call. This
+  // covers `if (warp == 0) { shuffles }` between barriers. Anything else (a divergent
+  // warp, bar.arrive, bar.red, counted barriers, mbarrier waits) goes on out of step.
+  const uint32_t nwarps = (n + 31) / 32;
+  std::vector<WarpRun>& warps = s.warps;
+  warps.resize(nwarps);
+  auto enter_in_step = [&](uint32_t lo, uint32_t hi, uint32_t point) {
+    for (uint32_t w = 0; w < nwarps; ++w) {
+      WarpRun& r = warps[w];
+      r.lo = std::max(lo, w * 32);
+      r.hi = std::min(hi, std::min(n, w * 32 + 32));
+      r.point = point;
+      r.state = r.lo < r.hi ? Runnable : Done;
+      r.ran = false;
+    }
+  };
+  enter_in_step(0, n, codegen::kResumeStart);
 in_step:
   for (;;) {
-    run_threads(k, args, bs, lo, hi, point);
-    while (lo < hi && s.next[lo] == codegen::kThreadExited)
-      ++lo;
-    while (hi > lo && s.next[hi - 1] == codegen::kThreadExited)
-      --hi;
-    if (lo == hi)
-      return CUDA_SUCCESS;
-    const uint32_t stop = s.next[lo];
-    bool same = true;
-    for (uint32_t t = lo + 1; t < hi; ++t)
-      same &= s.next[t] == stop;
-    if (!same)
-      break;
-    if (stop >= codegen::kThreadStopped)
-      return ended(stop);
-    const codegen::SplitKind kind = k.splits[stop - 1];
-    if (kind == codegen::SplitKind::Barrier) {
-      // bar.sync with no count waits for every thread that has not exited: all are here.
-      bool full = (s.barrier[lo] >> 8) == 0;
+    // Runs of warps that resume at the same point, over contiguous threads.
+    for (uint32_t w = 0; w < nwarps;) {
+      if (warps[w].state != Runnable) {
+        ++w;
+        continue;
+      }
+      uint32_t u = w + 1;
+      while (u < nwarps && warps[u].state == Runnable && warps[u].point == warps[w].point &&
+             warps[u].lo == warps[u - 1].hi)
+        ++u;
+      run_threads(k, args, bs, warps[w].lo, warps[u - 1].hi, warps[w].point);
+      for (uint32_t v = w; v < u; ++v)
+        warps[v].ran = true;
+      w = u;
+    }
+    // Where each warp that ran stopped; any warp out of step sends the block out of step
+    // (next[] still tells every thread's stop).
+    bool out = false;
+    for (uint32_t w = 0; w < nwarps && !out; ++w) {
+      WarpRun& r = warps[w];
+      if (!r.ran)
+        continue;
+      uint32_t lo = r.lo, hi = r.hi;
+      while (lo < hi && s.next[lo] == codegen::kThreadExited)
+        ++lo;
+      while (hi > lo && s.next[hi - 1] == codegen::kThreadExited)
+        --hi;
+      r.stop_lo = lo;
+      r.stop_hi = hi;
+      if (lo == hi)
+        continue;
+      const uint32_t stop = s.next[lo];
+      bool same = true;
       for (uint32_t t = lo + 1; t < hi; ++t)
-        full &= s.barrier[t] == s.barrier[lo];
-      if (!full)
+        same &= s.next[t] == stop;
+      if (!same || stop >= codegen::kThreadStopped) {
+        if (same && stop != codegen::kThreadExited)
+          return ended(stop);
+        out = true;
         break;
-      point = stop;
+      }
+      const codegen::SplitKind kind = k.splits[stop - 1];
+      if (kind == codegen::SplitKind::Barrier) {
+        uint32_t word = s.barrier[lo];
+        bool full = (word >> 8) == 0;
+        for (uint32_t t = lo + 1; t < hi; ++t)
+          full &= s.barrier[t] == word;
+        out = !full;
+      } else if (kind == codegen::SplitKind::Warp || kind == codegen::SplitKind::WarpMatrix) {
+        const uint32_t base = w * 32;
+        const uint32_t lanes = (hi - lo >= 32 ? ~0u : ((1u << (hi - lo)) - 1)) << (lo - base);
+        bool whole = true;
+        for (uint32_t t = lo; t < hi; ++t)
+          whole &= (s.barrier[t] & lanes) == lanes;
+        out = !whole;
+      } else {
+        out = true;
+      }
+    }
+    if (out)
+      break;
+    // Apply: warp operations are released, barriers wait.
+    bool runnable = false;
+    for (uint32_t w = 0; w < nwarps; ++w) {
+      WarpRun& r = warps[w];
+      if (!r.ran)
+        continue;
+      r.ran = false;
+      r.lo = r.stop_lo;
+      r.hi = r.stop_hi;
+      if (r.lo == r.hi) {
+        r.state = Done;
+        continue;
+      }
+      r.point = s.next[r.lo];
+      if (k.splits[r.point - 1] == codegen::SplitKind::Barrier) {
+        r.state = Waiting;
+        continue;
+      }
+      const uint32_t base = w * 32;
+      const uint32_t lanes = (r.hi - r.lo >= 32 ? ~0u : ((1u << (r.hi - r.lo)) - 1)) << (r.lo - base);
+      if (k.splits[r.point - 1] == codegen::SplitKind::WarpMatrix)
+        run_matrix_op(bs, base, lanes);
+      std::fill(s.warp_mask.begin() + r.lo, s.warp_mask.begin() + r.hi, lanes);
+      std::copy(s.exchange.begin() + r.lo, s.exchange.begin() + r.hi, s.released.begin() + r.lo);
+      r.state = Runnable;
+      runnable = true;
+    }
+    if (runnable)
       continue;
-    }
-    if (kind != codegen::SplitKind::Warp && kind != codegen::SplitKind::WarpMatrix)
+    // Every warp waits at a barrier or has ended: a full barrier that all of them wait at
+    // (the same id; the sites may differ) lets them all go on.
+    uint32_t word = 0;
+    bool any = false, one = true;
+    for (uint32_t w = 0; w < nwarps; ++w)
+      if (warps[w].state == Waiting) {
+        uint32_t wword = s.barrier[warps[w].lo];
+        one &= !any || wword == word;
+        word = wword;
+        any = true;
+      }
+    if (!any)
+      return CUDA_SUCCESS;
+    if (!one)
       break;
-    // The running lanes of the warp holding thread w.
-    auto running = [&](uint32_t w) {
-      uint32_t first = std::max(lo, w), last = std::min(hi, w + 32);
-      uint32_t bits = last - first >= 32 ? ~0u : ((1u << (last - first)) - 1);
-      return bits << (first - w);
-    };
-    bool whole = true;
-    for (uint32_t t = lo; t < hi && whole; ++t) {
-      uint32_t lanes = running(t & ~31u);
-      whole = (s.barrier[t] & lanes) == lanes;
-    }
-    if (!whole)
-      break;
-    for (uint32_t w = lo & ~31u; w < hi; w += 32) {
-      uint32_t lanes = running(w);
-      if (kind == codegen::SplitKind::WarpMatrix)
-        run_matrix_op(bs, w, lanes);
-      for (uint32_t t = std::max(lo, w); t < std::min(hi, w + 32); ++t)
-        s.warp_mask[t] = lanes;
-    }
-    std::copy(s.exchange.begin() + lo, s.exchange.begin() + hi, s.released.begin() + lo);
-    point = stop;
+    for (uint32_t w = 0; w < nwarps; ++w)
+      if (warps[w].state == Waiting)
+        warps[w].state = Runnable;
   }
-  // Out of step: every thread's own state from here on (threads outside [lo, hi) exited).
+  // Out of step: every thread's own state from here on.
   done = 0;
   std::fill_n(s.status.begin(), n, uint8_t(Runnable));
   for (uint32_t i = 0; i < n; ++i)
@@ -581,9 +666,7 @@ in_step:
       for (uint32_t id = 0; id < 256 && in_step; ++id)
         in_step = arrivals[id] == 0;
       if (in_step && first < n) {
-        lo = first;
-        hi = last + 1;
-        point = s.resume[first];
+        enter_in_step(first, last + 1, s.resume[first]);
         goto in_step;
       }
     }
