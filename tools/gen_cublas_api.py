@@ -17,7 +17,8 @@ implementation namespace (without TYPEs: `IMPL(arguments...)`). When the headers
 declare `<name>_64` (the 64-bit-integer API), it is implemented by the same call. Type
 tokens are declared by `type TOKEN C++TYPE` lines. Every other entry point is a stub that
 logs its name once and returns the library's NOT_SUPPORTED status (a value-returning
-legacy function returns a zero value).
+legacy function returns a zero value). `--omit NAME` leaves out a declared function that the
+vendor's library does not export (a program calling it would not link against NVIDIA's).
 
 Outputs (into --out): <prefix>_exports_<group>.cpp per group, and one linker version
 script per --version-node (<node>.map). `--summary` prints the coverage instead, and
@@ -215,6 +216,9 @@ def load(args):
         for name, fn in parse_declarations(preprocess(args.cxx, args.include, header),
                                            args.prefix, group).items():
             functions.setdefault(name, fn)
+    for name in args.omit:
+        if functions.pop(name, None) is None:
+            raise GenError(f"--omit {name}: the headers do not declare it")
     if not functions:
         raise GenError(f"no {args.prefix}* declarations found under {args.include}")
     read_implemented(args.implemented, functions)
@@ -237,6 +241,8 @@ def main(argv):
     parser.add_argument("--namespace", required=True)
     parser.add_argument("--impl-header", required=True)
     parser.add_argument("--version-node", action="append", default=[])
+    parser.add_argument("--omit", action="append", default=[], metavar="NAME",
+                        help="a declared function not to export")
     parser.add_argument("--cxx", default="c++")
     parser.add_argument("--out")
     parser.add_argument("--summary", action="store_true")
