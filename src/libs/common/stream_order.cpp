@@ -60,14 +60,15 @@ CUresult ensure_current(CUcontext context) {
 
 CUresult run_in_stream_order(const StreamTarget& target, HostWork work) {
   if (CUresult r = ensure_current(target.context)) return r;
-  if (can_run_now(target.stream)) {
-    run_reporting(work);
-    return CUDA_SUCCESS;
-  }
+  // Capture first: querying a capturing stream (can_run_now) would invalidate the capture.
   CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
   if (CUresult r = cuStreamIsCapturing(target.stream, &capture)) return r;
   if (capture != CU_STREAM_CAPTURE_STATUS_NONE && target.captured)
     return cuLaunchHostFunc(target.stream, run_kept, target.captured->keep(std::move(work)));
+  if (capture == CU_STREAM_CAPTURE_STATUS_NONE && can_run_now(target.stream)) {
+    run_reporting(work);
+    return CUDA_SUCCESS;
+  }
   auto owned = std::make_unique<HostWork>(std::move(work));
   CUresult r = cuLaunchHostFunc(target.stream, run_owned, owned.get());
   if (r == CUDA_SUCCESS) owned.release(); // run_owned frees it
