@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
-# Builds every tests/libs/*.cu with nvcc against the toolkit's link libraries (-lcublas)
-# and runs it under `mimic run`, which puts Mimic's libraries first on the library path.
+# Builds every tests/libs/*.cu with nvcc against the toolkit's link libraries (-lcublas, or
+# what a first line `// link: -l...` names) and runs it under `mimic run`, which puts
+# Mimic's libraries first on the library path.
 # Every program checks its results against double-precision references and exits 0 when
 # all are right.
 #   run_programs.sh MIMIC NVCC WORK_DIR [PROGRAM...]
-# Executables stay in WORK_DIR and are rebuilt when their source or blas_test.h changes.
+# Executables stay in WORK_DIR and are rebuilt when their source or a header here changes.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
 run_one() { # MIMIC NVCC WORK NAME
   local mimic=$1 nvcc=$2 work=$3 name=$4
   local src="$here/$name.cu" exe="$work/$name"
-  if [ ! -x "$exe" ] || [ "$src" -nt "$exe" ] || [ "$here/blas_test.h" -nt "$exe" ]; then
+  local stale=0 header
+  for header in "$src" "$here"/*.h; do [ "$header" -nt "$exe" ] && stale=1; done
+  if [ ! -x "$exe" ] || [ $stale -eq 1 ]; then
     rm -f "$exe"
-    if ! "$nvcc" -std=c++17 -o "$exe" "$src" -lcublas 2> "$exe.build.log"; then
+    local libs
+    libs=$(sed -n '1s|^// link: ||p' "$src")
+    if ! "$nvcc" -std=c++17 -o "$exe" "$src" ${libs:--lcublas} 2> "$exe.build.log"; then
       { echo "FAIL $name: nvcc failed"; head -5 "$exe.build.log"; } > "$exe.result"
       return
     fi
