@@ -242,7 +242,11 @@ def generate_float(m):
           [(v,) for v in (0x0000000000000001, 0x8000000000000001, 0x000fffffffffffff, 0x3ff0000000000000,
                           0x7ff0000000000000, 0x4010000000000000)],
           rsqrt_ftz64, tol=("ulp", 2))
-    ex_in = [(v,) for v in rand_f("f32", 60, -6, 4) + [0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0x42c80000]]
+    # Beyond the random ones: results near overflow, subnormal results, and underflow to 0.
+    ex_edges = [struct.unpack("<I", struct.pack("<f", v))[0]
+                for v in (127.5, 127.99, 128.0, 100.25, -100.25, -125.9, -126.7, -140.3, -149.0, -149.5, -150.0, -151.0)]
+    ex_in = [(v,) for v in rand_f("f32", 60, -6, 4) + [0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0x42c80000]
+             + ex_edges]
     m.add("ex2.approx.f32", ["f32"], ["f32"], "ex2.approx.f32 %o0, %i0;", ex_in, make_ref("f32", approx(ex2)), tol=("ulp", 2))
     m.add("ex2.approx.ftz.f32", ["f32"], ["f32"], "ex2.approx.ftz.f32 %o0, %i0;", ex_in,
           make_ref("f32", approx(ex2), ftz=True), tol=("ulp", 2))
