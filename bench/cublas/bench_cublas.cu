@@ -1,14 +1,18 @@
 // SGEMM and DGEMM through Mimic's libcublas (this program runs under `mimic run`) against
-// OpenBLAS called directly in the same process, with the same thread count and data.
-// Prints one line per case and ends with `cublas sgemm2048/openblas=X.XX` (the speed of
-// the cuBLAS path relative to OpenBLAS: above 1 is faster).
+// OpenBLAS called directly in the same process, with the same thread count and data; and
+// an f32 cublasLtMatmul with the bias+GELU epilogue against the same GEMM by OpenBLAS
+// followed by a fused native epilogue loop. Prints one line per case and ends with
+// `cublas sgemm2048/openblas=X.XX` (the speed of the cuBLAS path relative to OpenBLAS:
+// above 1 is faster).
 //   bench_cublas [--quick] [--reps N]
 #include <cblas.h>
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -99,6 +103,73 @@ void small_overhead(cublasHandle_t handle, int reps) {
          direct / calls * 1e6, (mimic - direct) / calls * 1e6);
 }
 
+// The tanh approximation of GELU, as cuBLASLt's epilogue defines it.
+float gelu(float x) {
+  return 0.5f * x * (1.0f + std::tanh(0.7978845608f * (x + 0.044715f * x * x * x)));
+}
+
+// D = GELU(A B + bias) for n x n f32 matrices: cublasLtMatmul with
+// CUBLASLT_EPILOGUE_GELU_BIAS against cblas_sgemm followed by one pass over D adding the
+// bias and applying GELU (what a native program fusing the epilogue by hand does).
+double lt_bias_gelu(cublasLtHandle_t lt, int n, int reps) {
+  size_t count = size_t(n) * n;
+  std::vector<float> host(count), bias(n);
+  for (size_t i = 0; i < count; ++i)
+    host[i] = float((i * 7919 % 1000) / 1000.0 - 0.5);
+  for (int i = 0; i < n; ++i)
+    bias[i] = float((i % 17) / 17.0 - 0.5);
+  float *A, *B, *D, *dbias;
+  CHECK(cudaMalloc(&A, count * sizeof(float)));
+  CHECK(cudaMalloc(&B, count * sizeof(float)));
+  CHECK(cudaMalloc(&D, count * sizeof(float)));
+  CHECK(cudaMalloc(&dbias, n * sizeof(float)));
+  CHECK(cudaMemcpy(A, host.data(), count * sizeof(float), cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy(B, host.data(), count * sizeof(float), cudaMemcpyHostToDevice));
+  CHECK(cudaMemcpy(dbias, bias.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  cublasLtMatmulDesc_t desc;
+  CHECK(cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_GELU_BIAS;
+  CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                                       sizeof epilogue));
+  CHECK(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &dbias,
+                                       sizeof dbias));
+  cublasLtMatrixLayout_t layout;
+  CHECK(cublasLtMatrixLayoutCreate(&layout, CUDA_R_32F, n, n, n));
+  cublasLtMatmulHeuristicResult_t result;
+  int returned = 0;
+  CHECK(cublasLtMatmulAlgoGetHeuristic(lt, desc, layout, layout, layout, layout, nullptr, 1,
+                                       &result, &returned));
+  float one = 1, zero = 0;
+  double mimic = median_seconds(reps, [&] {
+    CHECK(cublasLtMatmul(lt, desc, &one, A, layout, B, layout, &zero, D, layout, D, layout,
+                         &result.algo, nullptr, 0, nullptr));
+    CHECK(cudaDeviceSynchronize());
+  });
+  std::vector<float> hA(host), hB(host), hD(count);
+  double native = median_seconds(reps, [&] {
+    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, hA.data(), n, hB.data(), n,
+                0, hD.data(), n);
+    for (int j = 0; j < n; ++j) {
+      float* column = hD.data() + size_t(j) * n;
+      for (int i = 0; i < n; ++i)
+        column[i] = gelu(column[i] + bias[i]);
+    }
+  });
+  std::vector<float> check(count);
+  CHECK(cudaMemcpy(check.data(), D, count * sizeof(float), cudaMemcpyDeviceToHost));
+  double worst = 0;
+  for (size_t i = 0; i < count; ++i)
+    worst = std::max(worst, double(std::fabs(check[i] - hD[i])) / (1 + std::fabs(hD[i])));
+  cublasLtMatrixLayoutDestroy(layout);
+  cublasLtMatmulDescDestroy(desc);
+  cudaFree(A), cudaFree(B), cudaFree(D), cudaFree(dbias);
+  printf("cublaslt sgemm+bias+gelu n=%d mimic_s=%.6f native_s=%.6f time_ratio=%.2f "
+         "(mimic/native; goal <= 1.2) max_rel_diff=%.1e\n",
+         n, mimic, native, mimic / native, worst);
+  fflush(stdout);
+  return mimic / native;
+}
+
 int main(int argc, char** argv) {
   bool quick = false;
   int reps = 5;
@@ -126,6 +197,11 @@ int main(int argc, char** argv) {
     ratio_for<double>(handle, n, reps);
   small_overhead(handle, reps);
   CHECK(cublasDestroy(handle));
+  cublasLtHandle_t lt;
+  CHECK(cublasLtCreate(&lt));
+  for (int n : quick ? std::vector<int>{256, 512} : std::vector<int>{1024, 2048})
+    lt_bias_gelu(lt, n, reps);
+  CHECK(cublasLtDestroy(lt));
   printf("cublas sgemm%d/openblas=%.2f\n", quick ? sizes.back() : 2048, sgemm2048);
   return 0;
 }

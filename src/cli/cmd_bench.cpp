@@ -42,7 +42,9 @@ int usage(FILE* out) {
           "  ab        not yet available\n"
           "  ppo       not yet available\n"
           "  cublas    SGEMM/DGEMM (512..4096) through Mimic's libcublas against OpenBLAS\n"
-          "            called directly; options: --quick (small sizes), --reps N\n");
+          "            called directly, and an f32 cuBLASLt matmul with the bias+GELU\n"
+          "            epilogue against OpenBLAS plus a native epilogue;\n"
+          "            options: --quick (small sizes), --reps N\n");
   return out == stdout ? 0 : 2;
 }
 
@@ -263,7 +265,8 @@ bool print_summary(const RunResult& cold, const RunResult& warm) {
 }
 
 // bench_cublas (bench/cublas, beside this executable) under `mimic run`; its output is the
-// report, ending with `cublas sgemm2048/openblas=X.XX`.
+// report (cuBLAS GEMMs, then cuBLASLt's bias+GELU matmul), ending with
+// `cublas sgemm2048/openblas=X.XX`.
 int bench_cublas(const Args& args) {
   fs::path harness = self_path().parent_path() / "bench_cublas";
   if (access(harness.c_str(), X_OK) != 0) {
