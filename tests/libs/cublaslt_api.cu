@@ -217,6 +217,21 @@ void descriptors() {
   LT_CHECK(cublasLtEmulationDescGetAttribute(e, CUBLASLT_EMULATION_DESC_SPECIAL_VALUES_SUPPORT,
                                              &i32, 4, nullptr));
   tally.check(i32 == 0xffff, "emulation special values 0x%x", i32);
+  // Mimic computes at full precision: the retained mantissa bit count reads -1.
+  Buffer bits(CUDA_R_32F, 1);
+  bits.fill(5);
+  bits.upload();
+  int32_t* bits_pointer = static_cast<int32_t*>(bits.device);
+  LT_CHECK(cublasLtEmulationDescSetAttribute(
+      e, CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_COUNT_POINTER, &bits_pointer,
+      sizeof bits_pointer));
+  set_attr(p.desc, CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR, e);
+  tally.status(p.run(), CUBLAS_STATUS_SUCCESS, "matmul with an emulation descriptor");
+  bits.download();
+  int32_t retained = 0;
+  memcpy(&retained, bits.host.data(), 4);
+  tally.check(retained == -1, "retained mantissa bits %d", retained);
+  set_attr(p.desc, CUBLASLT_MATMUL_DESC_EMULATION_DESCRIPTOR, cublasLtEmulationDesc_t(nullptr));
   LT_CHECK(cublasLtEmulationDescDestroy(e));
 }
 

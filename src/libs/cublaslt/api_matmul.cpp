@@ -87,7 +87,7 @@ cublasStatus_t matmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc, const 
   LtBackend* backend = nullptr;
   if (cublasStatus_t s = select_backend(*context, stream, &target, &backend)) return s;
   if (cublasStatus_t s = backend->supports(args)) return s;
-  if (args.m == 0 || args.n == 0) return CUBLAS_STATUS_SUCCESS;
+  if ((args.m == 0 || args.n == 0) && !args.emulation_bits) return CUBLAS_STATUS_SUCCESS;
   return backend->matmul(target, args);
 }
 

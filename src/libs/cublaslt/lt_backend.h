@@ -72,6 +72,9 @@ struct MatmulArgs {
   void* aux = nullptr; // input (drelu, dgelu) or output (aux_out)
   cudaDataType_t aux_type = CUDA_R_32F;
   int64_t aux_ld = 0, aux_stride = 0; // in bits for a ReLU mask
+  // An emulation descriptor's CUBLASLT_EMULATION_DESC_FIXEDPOINT_MANTISSA_BIT_COUNT_POINTER:
+  // set to -1, since Mimic computes at full precision and never emulates.
+  int32_t* emulation_bits = nullptr;
 };
 
 // C = alpha op(A) + beta op(B) for each of `batch` matrices (cublasLtMatrixTransform).

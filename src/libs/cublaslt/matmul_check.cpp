@@ -287,6 +287,12 @@ cublasStatus_t describe_matmul(const void* desc_handle, const void* a_handle, co
         CUBLAS_STATUS_INVALID_VALUE,
         "an alpha vector batch stride with CUBLASLT_POINTER_MODE_ALPHA_DEVICE_VECTOR_BETA_ZERO");
   if (cublasStatus_t s = check_epilogue(*desc, args)) return s;
+  if (desc->emulation) {
+    const EmulationDesc* emulation = live<EmulationDesc>(desc->emulation);
+    if (!emulation)
+      return fail(CUBLAS_STATUS_INVALID_VALUE, "the emulation descriptor is not initialised");
+    args.emulation_bits = emulation->mantissa_bit_count_pointer;
+  }
   *out = args;
   return CUBLAS_STATUS_SUCCESS;
 }

@@ -239,6 +239,7 @@ template <typename T> void run_batch(const MatmulArgs& a, int64_t batch, Buffers
 } // namespace
 
 void run_matmul(const MatmulArgs& args) {
+  if (args.emulation_bits) *args.emulation_bits = -1;
   if (args.m == 0 || args.n == 0) return;
   Buffers& buf = buffers();
   for (int64_t b = 0; b < args.batch; ++b) {
