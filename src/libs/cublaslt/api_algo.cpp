@@ -119,10 +119,13 @@ cublasStatus_t check_algo(const cublasLtMatmulAlgo_t* algo, const MatmulTypes& t
 
 namespace mimic::cublaslt::impl {
 
+cublasStatus_t no_context() {
+  return fail(CUBLAS_STATUS_NOT_INITIALIZED, "the handle is not a live cuBLASLt handle");
+}
+
 #define MIMIC_LT_CONTEXT(name, h)                                                                  \
   Context* name = find_context(h);                                                                 \
-  if (!name) return fail(CUBLAS_STATUS_NOT_INITIALIZED, "the handle is not a live cuBLASLt "       \
-                                                        "handle")
+  if (!name) return no_context()
 
 cublasStatus_t algo_get_ids(cublasLtHandle_t handle, cublasComputeType_t compute,
                             cudaDataType_t scale, cudaDataType_t a, cudaDataType_t b,
