@@ -681,7 +681,7 @@ Function* FunctionLowering::run() {
   b_.CreateRetVoid();
   b_.SetInsertPoint(latch_);
   b_.CreateStore(b_.CreateAdd(thread_index(), b_.getInt32(1)), thread_);
-  b_.CreateBr(head);
+  b_.CreateBr(head)->setMetadata(kThreadLatchMetadata, MDNode::get(ctx(), {}));
 
   b_.SetInsertPoint(body_);
   collect_labels(*f_.body);
@@ -778,7 +778,7 @@ void FunctionLowering::split_thread_loop(Value* end) {
     b.CreateCondBr(b.CreateICmpULT(b.CreateLoad(b.getInt32Ty(), thread_), end), cast<BasicBlock>(map[start]), done);
     b.SetInsertPoint(latch);
     b.CreateStore(b.CreateAdd(b.CreateLoad(b.getInt32Ty(), thread_), b.getInt32(1)), thread_);
-    b.CreateBr(head);
+    b.CreateBr(head)->setMetadata(kThreadLatchMetadata, MDNode::get(ctx(), {}));
     top->addCase(value, head);
   }
   // The shared loop is unreachable now.

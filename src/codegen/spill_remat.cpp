@@ -3,9 +3,14 @@
 #include <cstddef>
 
 #include <map>
+#include <set>
 #include <utility>
 
+#include <llvm/ADT/DepthFirstIterator.h>
+#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ValueTracking.h>
+#include <llvm/IR/CFG.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
@@ -144,9 +149,137 @@ Value* compute_again(Value* v, Instruction* before, DenseMap<Value*, Value*>& ma
   return copy;
 }
 
+// Which values may differ between the threads of one call of the kernel (the executor
+// calls it for threads of one row at a time, so %tid.y and %tid.z do not): the thread
+// index, the call's range and resume point, what depends on them, memory the program
+// writes, phis where paths from a branch on such a value join, and everything in a loop
+// such a branch leaves. A restore is divergent when its slot is in `divergent_slots`.
+class Divergence {
+public:
+  Divergence(Function& f, const std::set<uint32_t>& divergent_slots, const SmallPtrSetImpl<BasicBlock*>& heads,
+             const std::vector<Loop*>& loops)
+      : f_(f), divergent_slots_(divergent_slots), heads_(heads), loops_(loops) {
+    if (f.arg_size() >= 5)
+      for (unsigned a = 2; a < 5; ++a)
+        divergent_.insert(f.getArg(a));
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (BasicBlock& bb : f)
+        for (Instruction& i : bb)
+          if (!i.getType()->isVoidTy() && !divergent_.contains(&i) && decide(i)) {
+            divergent_.insert(&i);
+            changed = true;
+          }
+      for (BasicBlock& bb : f)
+        if (Value* c = condition(bb.getTerminator()); c && divergent_.contains(c) && branched_.insert(&bb).second) {
+          mark_joins(bb);
+          changed = true;
+        }
+      for (Loop* l : loops_)
+        if (!left_.contains(l))
+          for (BasicBlock* exiting : l->blocks())
+            if (l->isLoopExiting(exiting))
+              if (Value* c = condition(exiting->getTerminator()); c && divergent_.contains(c)) {
+                left_.insert(l);
+                for (BasicBlock* bb : l->blocks())
+                  for (Instruction& i : *bb)
+                    if (!i.getType()->isVoidTy())
+                      divergent_.insert(&i);
+                changed = true;
+                break;
+              }
+    }
+  }
+
+  bool divergent(Value* v) const { return divergent_.contains(v); }
+
+private:
+  static Value* condition(Instruction* term) {
+    if (auto* br = dyn_cast<BranchInst>(term); br && br->isConditional())
+      return br->getCondition();
+    if (auto* sw = dyn_cast<SwitchInst>(term))
+      return sw->getCondition();
+    return nullptr;
+  }
+
+  // Blocks reachable from two successors of `bb` (not around a thread loop).
+  void mark_joins(BasicBlock& bb) {
+    DenseMap<BasicBlock*, unsigned> first_reached_from;
+    unsigned k = 0;
+    for (BasicBlock* succ : successors(&bb)) {
+      ++k;
+      std::vector<BasicBlock*> work{succ};
+      SmallPtrSet<BasicBlock*, 32> seen{succ};
+      while (!work.empty()) {
+        BasicBlock* b = work.back();
+        work.pop_back();
+        auto [it, fresh] = first_reached_from.try_emplace(b, k);
+        if (!fresh && it->second != k)
+          joins_.insert(b);
+        if (b->getTerminator()->getMetadata(kThreadLatchMetadata))
+          continue;
+        for (BasicBlock* s : successors(b))
+          if (seen.insert(s).second)
+            work.push_back(s);
+      }
+    }
+  }
+
+  bool decide(Instruction& i) {
+    if (auto* phi = dyn_cast<PHINode>(&i)) {
+      if (heads_.contains(phi->getParent()) || joins_.contains(phi->getParent()))
+        return true;
+      for (Value* v : phi->incoming_values())
+        if (divergent_.contains(v))
+          return true;
+      return false;
+    }
+    if (auto* l = dyn_cast<LoadInst>(&i)) {
+      if (auto key = spill_key(i))
+        return divergent_slots_.count(key->second) != 0;
+      return !l->isSimple() || !l->hasMetadata(LLVMContext::MD_invariant_load) ||
+             divergent_.contains(l->getPointerOperand());
+    }
+    if (auto* call = dyn_cast<CallInst>(&i)) {
+      Function* callee = call->getCalledFunction();
+      if (callee && callee->getName() == "mimic.sreg") { // the block's, or the thread's own
+        auto* which = dyn_cast<ConstantInt>(call->getArgOperand(2));
+        if (!which)
+          return true;
+        switch (SpecialRegister(which->getZExtValue())) {
+        // (%tid.y and %tid.z are the same in every call of a kernel: one row at a time.)
+        case SpecialRegister::TidX:
+        case SpecialRegister::LaneId: case SpecialRegister::WarpId: case SpecialRegister::LanemaskEq:
+        case SpecialRegister::LanemaskLe: case SpecialRegister::LanemaskLt: case SpecialRegister::LanemaskGe:
+        case SpecialRegister::LanemaskGt: case SpecialRegister::SmId:
+          return true;
+        default:
+          return false;
+        }
+      }
+      if (!isa<IntrinsicInst>(call) || !call->doesNotAccessMemory() || call->mayHaveSideEffects())
+        return true;
+    } else if (i.mayReadOrWriteMemory() || i.mayHaveSideEffects() || isa<AllocaInst>(i)) {
+      return true;
+    }
+    for (Value* op : i.operands())
+      if (divergent_.contains(op))
+        return true;
+    return false;
+  }
+
+  Function& f_;
+  const std::set<uint32_t>& divergent_slots_;
+  const SmallPtrSetImpl<BasicBlock*>& heads_;
+  const std::vector<Loop*>& loops_;
+  DenseSet<Value*> divergent_;
+  SmallPtrSet<BasicBlock*, 16> branched_, joins_;
+  SmallPtrSet<Loop*, 8> left_;
+};
+
 } // namespace
 
-PreservedAnalyses RematerialiseSpills::run(Function& f, FunctionAnalysisManager&) {
+PreservedAnalyses RematerialiseSpills::run(Function& f, FunctionAnalysisManager& am) {
   std::map<Key, SmallVector<StoreInst*, 2>> saves;
   std::map<Key, SmallVector<LoadInst*, 2>> restores;
   // A load from the spill area that has lost its tag (the optimiser rewrote it) may read
@@ -176,31 +309,119 @@ PreservedAnalyses RematerialiseSpills::run(Function& f, FunctionAnalysisManager&
   if (saves.empty())
     return PreservedAnalyses::all();
   bool changed = false;
-  for (auto& [key, stores] : saves) {
-    auto r = restores.find(key);
-    if (r == restores.end() || r->second.empty())
+  // Slot by slot: a register is computed again when every save stores the same
+  // computation E(thread) or what was restored from the register's own slot (around a loop
+  // with a barrier); then, by induction, the slot always holds E of its thread.
+  std::map<uint32_t, SmallVector<StoreInst*, 4>> slot_saves;
+  std::map<uint32_t, SmallVector<LoadInst*, 4>> slot_restores;
+  for (auto& [key, stores] : saves)
+    slot_saves[key.second].append(stores.begin(), stores.end());
+  for (auto& [key, loads] : restores)
+    slot_restores[key.second].append(loads.begin(), loads.end());
+  auto restore_of = [](Value* v, uint32_t slot) {
+    auto* l = dyn_cast<LoadInst>(v);
+    auto key = l ? spill_key(*l) : std::nullopt;
+    return key && key->second == slot;
+  };
+  std::set<uint32_t> recomputed;
+  for (auto& [slot, stores] : slot_saves) {
+    SmallVector<LoadInst*, 4>& loads = slot_restores[slot];
+    if (loads.empty())
       continue;
-    Value* v = stores.front()->getValueOperand();
-    Value* thread = thread_of(stores.front());
+    StoreInst* defining = nullptr;
+    for (StoreInst* st : stores)
+      if (!restore_of(st->getValueOperand(), slot)) {
+        defining = st;
+        break;
+      }
+    if (!defining)
+      continue;
+    Value* v = defining->getValueOperand();
+    Value* thread = thread_of(defining);
     if (!Uniformity(f, thread).uniform(v))
       continue;
     bool same = true;
-    for (StoreInst* s : stores)
-      same &= same_computation(v, s->getValueOperand(), thread, thread_of(s));
+    for (StoreInst* st : stores)
+      same &= restore_of(st->getValueOperand(), slot) ||
+              same_computation(v, st->getValueOperand(), thread, thread_of(st));
     // Where the value depends on the thread, the restores must know theirs.
-    for (LoadInst* l : r->second)
+    for (LoadInst* l : loads)
       same &= !thread || thread_of(l) != nullptr;
     if (!same)
       continue;
-    for (LoadInst* l : r->second) {
+    for (LoadInst* l : loads) {
       DenseMap<Value*, Value*> made;
       if (thread)
         made[thread] = thread_of(l);
       l->replaceAllUsesWith(compute_again(v, l, made));
       l->eraseFromParent();
     }
-    r->second.clear();
+    recomputed.insert(slot);
     changed = true;
+  }
+  for (auto& [key, loads] : restores)
+    if (recomputed.count(key.second))
+      loads.clear();
+  // Registers that are the same in every thread but are not computed again (a loop
+  // counter around a barrier): every thread of a call resumes at the same point, so the
+  // value is loaded once, before the thread loop, from the slot of the call's first thread
+  // (which has not run yet in this call), and the loop sees it as invariant.
+  std::set<uint32_t> hoisted_slots;
+  if (f.arg_size() >= 5) {
+    SmallPtrSet<BasicBlock*, 16> heads;
+    for (BasicBlock& bb : f)
+      if (Instruction* term = bb.getTerminator(); term && term->getMetadata(kThreadLatchMetadata))
+        heads.insert(term->getSuccessor(0));
+    std::vector<Loop*> loops;
+    LoopInfo& li = am.getResult<LoopAnalysis>(f);
+    for (Loop* top : li)
+      for (Loop* l : depth_first(top))
+        if (!heads.contains(l->getHeader()))
+          loops.push_back(l);
+    std::set<uint32_t> divergent_slots;
+    for (bool grew = true; grew;) {
+      grew = false;
+      Divergence d(f, divergent_slots, heads, loops);
+      for (auto& [key, stores] : saves)
+        for (StoreInst* st : stores)
+          if (d.divergent(st->getValueOperand()) && divergent_slots.insert(key.second).second)
+            grew = true;
+    }
+    DenseMap<BasicBlock*, BasicBlock*> preheaders;
+    for (auto& [key, loads] : restores) {
+      if (divergent_slots.count(key.second) || loads.empty())
+        continue;
+      auto* thread = dyn_cast_or_null<PHINode>(thread_of(loads.front()));
+      bool ok = true;
+      for (LoadInst* l : loads)
+        ok &= thread_of(l) && isa<PHINode>(thread_of(l)) && heads.contains(cast<PHINode>(thread_of(l))->getParent());
+      if (!thread || !ok)
+        continue;
+      hoisted_slots.insert(key.second); // read before the loop, or (no way in found) still here
+      for (LoadInst* l : loads) {
+        BasicBlock* head = cast<PHINode>(thread_of(l))->getParent();
+        BasicBlock*& pre = preheaders[head];
+        if (!pre) {
+          BasicBlock* from = nullptr;
+          for (BasicBlock* p : predecessors(head))
+            if (!p->getTerminator()->getMetadata(kThreadLatchMetadata))
+              from = p;
+          if (!from)
+            continue;
+          pre = SplitEdge(from, head);
+        }
+        DenseMap<Value*, Value*> made;
+        made[thread_of(l)] = f.getArg(2); // begin
+        Instruction* at = pre->getTerminator();
+        Value* address = compute_again(l->getPointerOperand(), at, made);
+        LoadInst* once = new LoadInst(l->getType(), address, l->getName(), at->getIterator());
+        once->copyMetadata(*l);
+        l->replaceAllUsesWith(once);
+        l->eraseFromParent();
+      }
+      loads.clear();
+      changed = true;
+    }
   }
   // A slot that nothing restores any more needs no saves. (Not per split point: where the
   // optimiser removed a save that stored back what was restored unchanged, a restore at
@@ -208,6 +429,8 @@ PreservedAnalyses RematerialiseSpills::run(Function& f, FunctionAnalysisManager&
   std::map<uint32_t, bool> restored;
   for (auto& [key, loads] : restores)
     restored[key.second] |= !loads.empty();
+  for (uint32_t slot : hoisted_slots)
+    restored[slot] = true;
   for (auto& [key, stores] : saves)
     if (!untagged_restore && !restored[key.second]) {
       for (StoreInst* s : stores)

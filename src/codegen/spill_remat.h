@@ -26,6 +26,8 @@
 namespace mimic::codegen {
 
 inline constexpr const char* kSpillMetadata = "mimic.spill";
+// On the branch from a thread loop's latch back to its head.
+inline constexpr const char* kThreadLatchMetadata = "mimic.thread.latch";
 
 struct RematerialiseSpills : llvm::PassInfoMixin<RematerialiseSpills> {
   llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager& am);
