@@ -6,8 +6,9 @@
 #include "libs/cublaslt/failure.h"
 
 #include <cstddef>
-#include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 namespace mimic::cublaslt {
 
@@ -80,10 +81,31 @@ template <typename D> const char* name_of() {
     return "emulation descriptor";
 }
 
-// Descriptors made by cublasLt*Create, so that Destroy frees only those.
-template <typename D> libs::HandleRegistry<D>& created() {
-  static auto* registry = new libs::HandleRegistry<D>; // outlives exit handlers
-  return *registry;
+// Descriptors made by cublasLt*Create, so that Destroy takes back only those. A destroyed
+// descriptor keeps its storage (its cookie cleared) for the next Create of its type: a
+// stale handle then reads memory that is still ours and is rejected, and the storage in use
+// stays bounded by the most descriptors ever live at once.
+template <typename D, typename Opaque> struct Created {
+  libs::HandleRegistry<D> live;
+  std::mutex mutex;
+  std::vector<Opaque*> free;
+
+  Opaque* take() {
+    std::lock_guard lock(mutex);
+    if (free.empty()) return new Opaque{};
+    Opaque* storage = free.back();
+    free.pop_back();
+    return storage;
+  }
+  void give_back(Opaque* storage) {
+    std::lock_guard lock(mutex);
+    free.push_back(storage);
+  }
+};
+
+template <typename D, typename Opaque> Created<D, Opaque>& created() {
+  static auto* made = new Created<D, Opaque>; // outlives exit handlers
+  return *made;
 }
 
 // Descriptors are set up in storage of the header's opaque type, as the caller's own
@@ -91,12 +113,13 @@ template <typename D> libs::HandleRegistry<D>& created() {
 template <typename D, typename Opaque, typename Init>
 cublasStatus_t create(Opaque** out, Init&& init) {
   if (!out) return fail(CUBLAS_STATUS_INVALID_VALUE, "the output pointer is NULL");
-  auto storage = std::make_unique<Opaque>();
-  auto* d = reinterpret_cast<D*>(storage.get());
+  Opaque* storage = created<D, Opaque>().take();
+  *storage = Opaque{};
+  auto* d = reinterpret_cast<D*>(storage);
   init(*d);
   d->magic = D::cookie;
-  created<D>().add(d);
-  *out = storage.release();
+  created<D, Opaque>().live.add(d);
+  *out = storage;
   return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -116,16 +139,14 @@ cublasStatus_t init_in_place(void* storage, size_t size, Init&& init) {
 
 template <typename D, typename Opaque> cublasStatus_t destroy(Opaque* handle) {
   if (!handle) return CUBLAS_STATUS_SUCCESS;
-  D* d = created<D>().remove(handle);
+  D* d = created<D, Opaque>().live.remove(handle);
   if (!d)
     return fail(CUBLAS_STATUS_INVALID_VALUE,
-                std::string(name_of<D>()) +
-                    " was not made by its Create function (or is destroyed)");
+                std::string(name_of<D>()) + " is not one its Create made, or was destroyed");
   d->magic = 0;
-  delete handle;
+  created<D, Opaque>().give_back(handle);
   return CUBLAS_STATUS_SUCCESS;
 }
-
 template <typename D> cublasStatus_t set(void* handle, int attr, const void* buf, size_t size) {
   D* d = live<D>(handle);
   if (!d)
