@@ -3,7 +3,7 @@
 // GELU input matrix, the ReLU bit-mask — the gradients DRELU/DGELU reading them back, the
 // bias gradients of D, A and B) for f32, f16, bf16 and f64, both transposes of A, one and
 // two batches (the bias, auxiliary and gradient vectors with batch strides, or a bias
-// shared by the batches); against double-precision references.
+// shared by the batches), row-major A and B; against double-precision references.
 #include "lt_case.h"
 
 const cublasLtEpilogue_t epilogues[] = {
@@ -44,6 +44,13 @@ int main() {
           c.bias_broadcast = batch == 2 && ta == CUBLAS_OP_T && e == CUBLASLT_EPILOGUE_GELU_BIAS;
           run_case(handle, c);
         }
+  // Row-major A and B (D column-major, as the auxiliary outputs need).
+  for (cublasLtEpilogue_t e : epilogues) {
+    MatmulCase c;
+    c.ab = c.cd = CUDA_R_16F, c.epilogue = e, c.row_a = c.row_b = true, c.batch = 2;
+    c.m = 10, c.n = 7, c.k = 5, c.beta = 0.25, c.tb = CUBLAS_OP_T;
+    run_case(handle, c);
+  }
   // llm.c's shapes: GELU with its pre-activation (aux ld = m) and the backward DGELU.
   {
     MatmulCase c;
