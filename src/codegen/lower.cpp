@@ -158,6 +158,14 @@ Value* FunctionLowering::special_register(const ptx::Operand& op) {
                             b_.getInt32(uint32_t(xyz(n == "%clusterid" ? SpecialRegister::CtaidX : SpecialRegister::NctaidX)))});
     return nullptr;
   }
+  // In a kernel, %tid comes from the row the thread loop is in (emit_row_setup).
+  if (n == "%tid" && row_base_) {
+    if (op.component == ptx::Component::Y)
+      return b_.CreateLoad(b_.getInt32Ty(), tid_y_);
+    if (op.component == ptx::Component::Z)
+      return b_.CreateLoad(b_.getInt32Ty(), tid_z_);
+    return b_.CreateSub(thread_index(), b_.CreateLoad(b_.getInt32Ty(), row_base_));
+  }
   int which = -1;
   if (n == "%tid")
     which = xyz(SpecialRegister::TidX);
@@ -663,17 +671,27 @@ Function* FunctionLowering::run() {
   // entry -> head: t < end ? dispatch : done; dispatch: switch (resume) to the body or a
   // resume point; every stop goes to latch: ++t, back to head.
   BasicBlock* entry = BasicBlock::Create(ctx(), "entry", fn_);
+  BasicBlock* rows = BasicBlock::Create(ctx(), "rows", fn_);
   BasicBlock* head = BasicBlock::Create(ctx(), "head", fn_);
+  BasicBlock* next_row = BasicBlock::Create(ctx(), "next_row", fn_);
   BasicBlock* dispatch = BasicBlock::Create(ctx(), "dispatch", fn_);
   BasicBlock* done = BasicBlock::Create(ctx(), "done", fn_);
   latch_ = BasicBlock::Create(ctx(), "latch", fn_);
   body_ = BasicBlock::Create(ctx(), "body", fn_);
   b_.SetInsertPoint(entry);
   thread_ = b_.CreateAlloca(i32, nullptr, "thread");
+  row_end_ = b_.CreateAlloca(i32, nullptr, "row_end");
+  row_base_ = b_.CreateAlloca(i32, nullptr, "row_base");
+  tid_y_ = b_.CreateAlloca(i32, nullptr, "tid_y");
+  tid_z_ = b_.CreateAlloca(i32, nullptr, "tid_z");
   b_.CreateStore(begin, thread_);
-  b_.CreateBr(head);
+  b_.CreateBr(rows);
+  b_.SetInsertPoint(rows);
+  emit_row_setup(b_, head);
   b_.SetInsertPoint(head);
-  b_.CreateCondBr(b_.CreateICmpULT(thread_index(), end), dispatch, done);
+  b_.CreateCondBr(b_.CreateICmpULT(thread_index(), b_.CreateLoad(i32, row_end_)), dispatch, next_row);
+  b_.SetInsertPoint(next_row);
+  b_.CreateCondBr(b_.CreateICmpULT(b_.CreateLoad(i32, row_end_), end), rows, done);
   b_.SetInsertPoint(dispatch);
   dispatch_ = b_.CreateSwitch(resume, done);
   dispatch_->addCase(b_.getInt32(kResumeStart), body_);
@@ -695,6 +713,45 @@ Function* FunctionLowering::run() {
   insert_spills();
   split_thread_loop(end);
   return fn_;
+}
+
+// A call runs threads [begin, end) of a block, which may span rows (same %tid.y and
+// %tid.z); the thread loop goes row by row, so that %tid.x = t - row_base is affine in
+// the loop's index and the row's values are invariant in it. The row's values are also
+// published in the block state for functions that are not inlined (they read %tid
+// through @mimic.sreg). They are tagged !mimic.row (codegen/spill_remat.h).
+void FunctionLowering::emit_row_setup(IRBuilder<>& b, BasicBlock* head) {
+  Type* i32 = b.getInt32Ty();
+  auto field = [&](size_t offset) {
+    LoadInst* v = b.CreateLoad(i32, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), block_, offset));
+    v->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(ctx(), {}));
+    return v;
+  };
+  Value* nx = field(offsetof(BlockState, block_dim));
+  Value* ny = field(offsetof(BlockState, block_dim) + 4);
+  Value* first = b.CreateLoad(i32, thread_);
+  auto tag = [&](Value* v, unsigned kind) {
+    if (auto* i = dyn_cast<Instruction>(v))
+      i->setMetadata(kRowMetadata, MDNode::get(ctx(), {ConstantAsMetadata::get(b.getInt32(kind))}));
+    return v;
+  };
+  Value* row = b.CreateUDiv(first, nx);
+  Value* base = tag(b.CreateMul(row, nx), 0);
+  Value* y = tag(b.CreateURem(row, ny), 1);
+  Value* z = tag(b.CreateUDiv(row, ny), 2);
+  Value* row_end = b.CreateAdd(base, nx);
+  Value* end = fn_->getArg(3);
+  b.CreateStore(b.CreateSelect(b.CreateICmpULT(row_end, end), row_end, end), row_end_);
+  b.CreateStore(base, row_base_);
+  b.CreateStore(y, tid_y_);
+  b.CreateStore(z, tid_z_);
+  auto publish = [&](SpecialRegister r, Value* v) {
+    b.CreateStore(v, b.CreateConstInBoundsGEP1_64(i32, block_, uint64_t(r)));
+  };
+  publish(SpecialRegister::RowBase, base);
+  publish(SpecialRegister::TidY, y);
+  publish(SpecialRegister::TidZ, z);
+  b.CreateBr(head);
 }
 
 // One thread loop per resume point instead of one loop that dispatches on the resume point
@@ -774,12 +831,19 @@ void FunctionLowering::split_thread_loop(Value* end) {
         for (unsigned i = phi.getNumIncomingValues(); i-- > 0;)
           if (!seen.count(phi.getIncomingBlock(i)) && !llvm::is_contained(copies, phi.getIncomingBlock(i)))
             phi.removeIncomingValue(i, false);
-    IRBuilder<> b(head);
-    b.CreateCondBr(b.CreateICmpULT(b.CreateLoad(b.getInt32Ty(), thread_), end), cast<BasicBlock>(map[start]), done);
+    BasicBlock* rows = BasicBlock::Create(ctx(), "rows" + tag, fn_);
+    BasicBlock* next_row = BasicBlock::Create(ctx(), "next_row" + tag, fn_);
+    IRBuilder<> b(rows);
+    emit_row_setup(b, head);
+    b.SetInsertPoint(head);
+    b.CreateCondBr(b.CreateICmpULT(b.CreateLoad(b.getInt32Ty(), thread_), b.CreateLoad(b.getInt32Ty(), row_end_)),
+                   cast<BasicBlock>(map[start]), next_row);
+    b.SetInsertPoint(next_row);
+    b.CreateCondBr(b.CreateICmpULT(b.CreateLoad(b.getInt32Ty(), row_end_), end), rows, done);
     b.SetInsertPoint(latch);
     b.CreateStore(b.CreateAdd(b.CreateLoad(b.getInt32Ty(), thread_), b.getInt32(1)), thread_);
     b.CreateBr(head)->setMetadata(kThreadLatchMetadata, MDNode::get(ctx(), {}));
-    top->addCase(value, head);
+    top->addCase(value, rows);
   }
   // The shared loop is unreachable now.
   removeUnreachableBlocks(*fn_);

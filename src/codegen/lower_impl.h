@@ -209,6 +209,13 @@ private:
   llvm::Value* params_ = nullptr;
   llvm::Value* block_ = nullptr;    // BlockState*
   llvm::AllocaInst* thread_ = nullptr; // the linear thread index the loop is at
+  // The row the loop is in (kernels): its end, first linear index, %tid.y and %tid.z.
+  llvm::AllocaInst* row_end_ = nullptr;
+  llvm::AllocaInst* row_base_ = nullptr;
+  llvm::AllocaInst* tid_y_ = nullptr;
+  llvm::AllocaInst* tid_z_ = nullptr;
+  // rows: the row setup of the thread at `thread_`; goes on to `head`.
+  void emit_row_setup(llvm::IRBuilder<>& b, llvm::BasicBlock* head);
   llvm::BasicBlock* latch_ = nullptr;
   llvm::BasicBlock* body_ = nullptr;
   llvm::SwitchInst* dispatch_ = nullptr;

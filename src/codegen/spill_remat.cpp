@@ -2,6 +2,7 @@
 
 #include <cstddef>
 
+#include <array>
 #include <map>
 #include <set>
 #include <utility>
@@ -68,6 +69,8 @@ private:
   bool check(Value* v, unsigned& budget) {
     if (isa<Constant>(v) || (thread_ && v == thread_))
       return true;
+    if (auto* i = dyn_cast<Instruction>(v); i && i->getMetadata(kRowMetadata))
+      return true; // the row's value, the same for the thread in every call
     if (auto* a = dyn_cast<Argument>(v))
       return a->getParent() == &f_ && a->getArgNo() < 2; // the parameter buffer and the block state
     auto* i = dyn_cast<Instruction>(v);
@@ -119,6 +122,31 @@ private:
   DenseMap<Instruction*, bool> known_;
 };
 
+// The block before the thread loop whose index is `thread` (its row setup).
+BasicBlock* rows_of(Value* thread) {
+  auto* phi = dyn_cast_or_null<PHINode>(thread);
+  if (!phi)
+    return nullptr;
+  for (BasicBlock* p : predecessors(phi->getParent()))
+    if (!p->getTerminator()->getMetadata(kThreadLatchMetadata))
+      return p;
+  return nullptr;
+}
+
+// The row values (!mimic.row, by kind) computed in `rows`.
+std::array<Instruction*, 3> row_values(BasicBlock* rows) {
+  std::array<Instruction*, 3> out{};
+  for (BasicBlock* bb = rows; bb; bb = bb->getSinglePredecessor()) {
+    for (Instruction& i : *bb)
+      if (MDNode* md = i.getMetadata(kRowMetadata))
+        if (auto* k = mdconst::dyn_extract<ConstantInt>(md->getOperand(0)); k && k->getZExtValue() < 3)
+          out[k->getZExtValue()] = &i;
+    if (out[0] && out[1] && out[2])
+      break;
+  }
+  return out;
+}
+
 // Whether two values are computed the same way from their thread indices (copies of one
 // save, in the thread loops of different resume points).
 bool same_computation(Value* a, Value* b, Value* ta, Value* tb, unsigned depth = 0) {
@@ -126,6 +154,8 @@ bool same_computation(Value* a, Value* b, Value* ta, Value* tb, unsigned depth =
     return true;
   auto* x = dyn_cast<Instruction>(a);
   auto* y = dyn_cast<Instruction>(b);
+  if (x && y && x->getMetadata(kRowMetadata) && y->getMetadata(kRowMetadata))
+    return x->getMetadata(kRowMetadata) == y->getMetadata(kRowMetadata);
   if (!x || !y || depth > kBudget || !x->isSameOperationAs(y) || x->getNumOperands() != y->getNumOperands())
     return false;
   for (unsigned k = 0; k < x->getNumOperands(); ++k)
@@ -149,16 +179,16 @@ Value* compute_again(Value* v, Instruction* before, DenseMap<Value*, Value*>& ma
   return copy;
 }
 
-// Which values may differ between the threads of one call of the kernel (the executor
-// calls it for threads of one row at a time, so %tid.y and %tid.z do not): the thread
-// index, the call's range and resume point, what depends on them, memory the program
-// writes, phis where paths from a branch on such a value join, and everything in a loop
-// such a branch leaves. A restore is divergent when its slot is in `divergent_slots`.
+// Which values may differ between the threads of one row in one call of the kernel (the
+// row's values, !mimic.row, do not): the thread index, the call's range and resume point,
+// what depends on them, memory the program writes, phis where paths from a branch on such
+// a value join, and everything in a loop such a branch leaves. A restore is divergent
+// when its slot is in `divergent_slots`.
 class Divergence {
 public:
   Divergence(Function& f, const std::set<uint32_t>& divergent_slots, const SmallPtrSetImpl<BasicBlock*>& heads,
              const std::vector<Loop*>& loops)
-      : f_(f), divergent_slots_(divergent_slots), heads_(heads), loops_(loops) {
+      : divergent_slots_(divergent_slots), heads_(heads), loops_(loops) {
     if (f.arg_size() >= 5)
       for (unsigned a = 2; a < 5; ++a)
         divergent_.insert(f.getArg(a));
@@ -226,6 +256,8 @@ private:
   }
 
   bool decide(Instruction& i) {
+    if (i.getMetadata(kRowMetadata))
+      return false; // the same for all threads of a row, in every call
     if (auto* phi = dyn_cast<PHINode>(&i)) {
       if (heads_.contains(phi->getParent()) || joins_.contains(phi->getParent()))
         return true;
@@ -247,8 +279,8 @@ private:
         if (!which)
           return true;
         switch (SpecialRegister(which->getZExtValue())) {
-        // (%tid.y and %tid.z are the same in every call of a kernel: one row at a time.)
-        case SpecialRegister::TidX:
+        case SpecialRegister::TidX: case SpecialRegister::TidY: case SpecialRegister::TidZ:
+        case SpecialRegister::RowBase:
         case SpecialRegister::LaneId: case SpecialRegister::WarpId: case SpecialRegister::LanemaskEq:
         case SpecialRegister::LanemaskLe: case SpecialRegister::LanemaskLt: case SpecialRegister::LanemaskGe:
         case SpecialRegister::LanemaskGt: case SpecialRegister::SmId:
@@ -268,7 +300,6 @@ private:
     return false;
   }
 
-  Function& f_;
   const std::set<uint32_t>& divergent_slots_;
   const SmallPtrSetImpl<BasicBlock*>& heads_;
   const std::vector<Loop*>& loops_;
@@ -323,6 +354,11 @@ PreservedAnalyses RematerialiseSpills::run(Function& f, FunctionAnalysisManager&
     auto key = l ? spill_key(*l) : std::nullopt;
     return key && key->second == slot;
   };
+  std::vector<Instruction*> row_instructions;
+  for (BasicBlock& bb : f)
+    for (Instruction& i : bb)
+      if (i.getMetadata(kRowMetadata))
+        row_instructions.push_back(&i);
   std::set<uint32_t> recomputed;
   for (auto& [slot, stores] : slot_saves) {
     SmallVector<LoadInst*, 4>& loads = slot_restores[slot];
@@ -344,15 +380,21 @@ PreservedAnalyses RematerialiseSpills::run(Function& f, FunctionAnalysisManager&
     for (StoreInst* st : stores)
       same &= restore_of(st->getValueOperand(), slot) ||
               same_computation(v, st->getValueOperand(), thread, thread_of(st));
-    // Where the value depends on the thread, the restores must know theirs.
-    for (LoadInst* l : loads)
+    // Where the value depends on the thread or its row, the restores must know theirs.
+    for (LoadInst* l : loads) {
       same &= !thread || thread_of(l) != nullptr;
+      std::array<Instruction*, 3> rows = row_values(rows_of(thread_of(l)));
+      same &= rows[0] && rows[1] && rows[2];
+    }
     if (!same)
       continue;
     for (LoadInst* l : loads) {
       DenseMap<Value*, Value*> made;
       if (thread)
         made[thread] = thread_of(l);
+      std::array<Instruction*, 3> rows = row_values(rows_of(thread_of(l)));
+      for (Instruction* r : row_instructions)
+        made[r] = rows[mdconst::extract<ConstantInt>(r->getMetadata(kRowMetadata)->getOperand(0))->getZExtValue()];
       l->replaceAllUsesWith(compute_again(v, l, made));
       l->eraseFromParent();
     }
@@ -362,10 +404,11 @@ PreservedAnalyses RematerialiseSpills::run(Function& f, FunctionAnalysisManager&
   for (auto& [key, loads] : restores)
     if (recomputed.count(key.second))
       loads.clear();
-  // Registers that are the same in every thread but are not computed again (a loop
-  // counter around a barrier): every thread of a call resumes at the same point, so the
-  // value is loaded once, before the thread loop, from the slot of the call's first thread
-  // (which has not run yet in this call), and the loop sees it as invariant.
+  // Registers that are the same in every thread of a row but are not computed again (a
+  // loop counter around a barrier): every thread of a call resumes at the same point, so
+  // the value is loaded once per row, before the thread loop, from the slot of the row's
+  // first thread in the call (which has not run yet in this call), and the loop sees it
+  // as invariant.
   std::set<uint32_t> hoisted_slots;
   if (f.arg_size() >= 5) {
     SmallPtrSet<BasicBlock*, 16> heads;
@@ -411,7 +454,8 @@ PreservedAnalyses RematerialiseSpills::run(Function& f, FunctionAnalysisManager&
           pre = SplitEdge(from, head);
         }
         DenseMap<Value*, Value*> made;
-        made[thread_of(l)] = f.getArg(2); // begin
+        auto* t = cast<PHINode>(thread_of(l));
+        made[t] = t->getIncomingValueForBlock(pre); // the row's first thread in this call
         Instruction* at = pre->getTerminator();
         Value* address = compute_again(l->getPointerOperand(), at, made);
         LoadInst* once = new LoadInst(l->getType(), address, l->getName(), at->getIterator());

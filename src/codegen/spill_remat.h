@@ -26,6 +26,9 @@
 namespace mimic::codegen {
 
 inline constexpr const char* kSpillMetadata = "mimic.spill";
+// On the row values a thread loop computes before its threads (row base 0, %tid.y 1,
+// %tid.z 2): the same for a thread in every call.
+inline constexpr const char* kRowMetadata = "mimic.row";
 // On the branch from a thread loop's latch back to its head.
 inline constexpr const char* kThreadLatchMetadata = "mimic.thread.latch";
 

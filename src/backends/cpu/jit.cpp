@@ -113,11 +113,14 @@ void define_special_registers(llvm::Module& m) {
     cb.CreateRet(compute(cb));
     sw->addCase(b.getInt32(uint32_t(r)), bb);
   };
-  add_case(R::TidX, [&](llvm::IRBuilder<>& cb) {
-    llvm::LoadInst* base = cb.CreateLoad(cb.getInt32Ty(), cb.CreateConstInBoundsGEP1_64(cb.getInt32Ty(), block, uint64_t(R::RowBase)));
-    base->setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(c, {}));
-    return cb.CreateSub(t, base);
-  }); // %tid.y and %tid.z are the row's, in sreg
+  // A function that is not inlined reads %tid from the row its caller's thread loop is in
+  // (published in sreg by the kernel, row by row: not invariant).
+  auto row_field = [&](llvm::IRBuilder<>& cb, R r) {
+    return cb.CreateLoad(cb.getInt32Ty(), cb.CreateConstInBoundsGEP1_64(cb.getInt32Ty(), block, uint64_t(r)));
+  };
+  add_case(R::TidX, [&](llvm::IRBuilder<>& cb) { return cb.CreateSub(t, row_field(cb, R::RowBase)); });
+  add_case(R::TidY, [&](llvm::IRBuilder<>& cb) { return row_field(cb, R::TidY); });
+  add_case(R::TidZ, [&](llvm::IRBuilder<>& cb) { return row_field(cb, R::TidZ); });
   add_case(R::LaneId, [&](llvm::IRBuilder<>& cb) { return cb.CreateAnd(t, cb.getInt32(31)); });
   add_case(R::WarpId, [&](llvm::IRBuilder<>& cb) { return cb.CreateLShr(t, cb.getInt32(5)); });
   auto lane = [&](llvm::IRBuilder<>& cb) { return cb.CreateAnd(t, cb.getInt32(31)); };
@@ -441,24 +444,11 @@ struct Scratch {
 };
 
 
-// Runs threads [begin, end) of a block from `resume`, one row (same %tid.y, %tid.z) per
-// call (codegen::SpecialRegister::RowBase).
+// Runs threads [begin, end) of a block from `resume` (the kernel goes row by row itself:
+// codegen::FunctionLowering::emit_row_setup).
 void run_threads(const CompiledKernel& k, const void* args, BlockState& bs, uint32_t begin, uint32_t end,
                  uint32_t resume) {
-  using R = codegen::SpecialRegister;
-  const uint32_t nx = bs.block_dim[0];
-  if (nx >= bs.nthreads) {
-    k.entry(args, &bs, begin, end, resume);
-    return;
-  }
-  for (uint32_t t = begin; t < end;) {
-    uint32_t row = t / nx, row_end = std::min(end, (row + 1) * nx);
-    bs.sreg[size_t(R::RowBase)] = row * nx;
-    bs.sreg[size_t(R::TidY)] = row % bs.block_dim[1];
-    bs.sreg[size_t(R::TidZ)] = row / bs.block_dim[1];
-    k.entry(args, &bs, t, row_end, resume);
-    t = row_end;
-  }
+  k.entry(args, &bs, begin, end, resume);
 }
 
 // Runs one block to completion; returns CUDA_SUCCESS or the error a trap gives.
