@@ -33,9 +33,9 @@ enum class SpecialRegister : int {
   // (kReservedSharedBytes after the user's static and dynamic shared memory); cooperative
   // groups keeps its scratch at _1.
   ReservedSmemBegin, ReservedSmemEnd, ReservedSmemCap, ReservedSmem0, ReservedSmem1,
-  // The executor calls a kernel for threads of one row (same %tid.y and %tid.z) at a
-  // time: sreg[TidY] and sreg[TidZ] hold the row's, and %tid.x is t - sreg[RowBase], an
-  // affine function of the loop's thread index that LLVM can vectorise.
+  // A kernel's thread loop goes row by row (same %tid.y and %tid.z) and publishes the row
+  // it is in here: sreg[TidY], sreg[TidZ], and sreg[RowBase], so that a function that is
+  // not inlined computes %tid.x as t - sreg[RowBase]. Kernels use the row's values directly.
   RowBase, Count_
 };
 
