@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 using Clock = std::chrono::steady_clock;
@@ -27,6 +28,25 @@ using Clock = std::chrono::steady_clock;
       exit(1);                                                                                     \
     }                                                                                              \
   } while (0)
+
+// Medians of `a` and `b` timed in alternating rounds, so that a change in the machine's
+// load hits both sides alike.
+template <typename A, typename B> std::pair<double, double> median_seconds_alternating(int reps, A&& a, B&& b) {
+  a(), b(); // warm-up: first-touch of pages, OpenBLAS's threads
+  std::vector<double> ta, tb;
+  for (int r = 0; r < reps; ++r) {
+    auto t0 = Clock::now();
+    a();
+    auto t1 = Clock::now();
+    b();
+    auto t2 = Clock::now();
+    ta.push_back(std::chrono::duration<double>(t1 - t0).count());
+    tb.push_back(std::chrono::duration<double>(t2 - t1).count());
+  }
+  std::sort(ta.begin(), ta.end());
+  std::sort(tb.begin(), tb.end());
+  return {ta[ta.size() / 2], tb[tb.size() / 2]};
+}
 
 template <typename F> double median_seconds(int reps, F&& run) {
   run(); // warm-up: first-touch of pages, OpenBLAS's threads
@@ -53,21 +73,23 @@ template <typename T> double ratio_for(cublasHandle_t handle, int n, int reps) {
   CHECK(cudaMemcpy(B, host.data(), count * sizeof(T), cudaMemcpyHostToDevice));
   std::vector<T> hA(host), hB(host), hC(count);
   T one = 1, zero = 0;
-  double mimic = median_seconds(reps, [&] {
-    if constexpr (sizeof(T) == 4)
-      CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A, n, B, n, &zero, C, n));
-    else
-      CHECK(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A, n, B, n, &zero, C, n));
-    CHECK(cudaDeviceSynchronize());
-  });
-  double direct = median_seconds(reps, [&] {
-    if constexpr (sizeof(T) == 4)
-      cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, hA.data(), n, hB.data(), n,
-                  0, hC.data(), n);
-    else
-      cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, hA.data(), n, hB.data(), n,
-                  0, hC.data(), n);
-  });
+  auto [mimic, direct] = median_seconds_alternating(
+      reps,
+      [&] {
+        if constexpr (sizeof(T) == 4)
+          CHECK(cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A, n, B, n, &zero, C, n));
+        else
+          CHECK(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, A, n, B, n, &zero, C, n));
+        CHECK(cudaDeviceSynchronize());
+      },
+      [&] {
+        if constexpr (sizeof(T) == 4)
+          cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, hA.data(), n, hB.data(), n, 0,
+                      hC.data(), n);
+        else
+          cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1, hA.data(), n, hB.data(), n, 0,
+                      hC.data(), n);
+      });
   cudaFree(A), cudaFree(B), cudaFree(C);
   double flops = 2.0 * n * n * double(n);
   printf("%cgemm n=%d mimic_s=%.6f openblas_s=%.6f mimic_gflops=%.1f openblas_gflops=%.1f "
