@@ -1,0 +1,47 @@
+// PTX programs compiled into AMDGPU code objects (issue 8). The seam between code
+// generation for AMD GPUs (compile.cpp, built on src/codegen) and the HIP runtime binding
+// (hip_*.cpp, amdgpu_backend.cpp), which loads the code object with hipModuleLoadData and
+// launches its kernels with hipModuleLaunchKernel.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "support/error.h"
+
+namespace mimic::runtime {
+struct Program;
+}
+
+namespace mimic::amdgpu {
+
+// The RDNA targets Mimic generates code for ("gfx1030", ..., "gfx1201"), in LLVM's names.
+const std::vector<std::string>& supported_targets();
+bool is_supported_target(std::string_view gfx);
+
+struct KernelObject {
+  std::string name;               // the kernel's PTX name, its symbol in the code object
+  size_t kernarg_bytes = 0;       // argument segment the launch passes (PTX parameters first,
+                                  // laid out as runtime::KernelInfo::params, then hidden ones)
+  size_t static_lds_bytes = 0;    // static shared memory; dynamic shared memory follows it
+  unsigned max_threads_per_block = 1024;
+  bool grid_sync = false;         // needs a cooperative launch
+};
+
+struct CodeObject {
+  std::string target;                  // e.g. "gfx1100"
+  std::vector<uint8_t> elf;            // a complete, linked AMDGPU code object (ET_DYN)
+  std::vector<KernelObject> kernels;   // in runtime::Program::kernels order
+  // Module-level PTX variables (.global/.const) the code object defines, by PTX name; the
+  // runtime finds their device addresses with hipModuleGetGlobal after loading.
+  std::vector<std::string> globals;
+};
+
+// Lowers, optimises and links `program` for `gfx` in-process (LLVM + lld; no external tool),
+// through the on-disk code cache. Fails naming each kernel that cannot be translated.
+Result<CodeObject> compile_code_object(const runtime::Program& program, std::string_view gfx);
+
+} // namespace mimic::amdgpu
