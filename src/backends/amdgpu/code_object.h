@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,13 +36,18 @@ struct CodeObject {
   std::string target;                  // e.g. "gfx1100"
   std::vector<uint8_t> elf;            // a complete, linked AMDGPU code object (ET_DYN)
   std::vector<KernelObject> kernels;   // in runtime::Program::kernels order
-  // Module-level PTX variables (.global/.const) the code object defines, by PTX name; the
-  // runtime finds their device addresses with hipModuleGetGlobal after loading.
-  std::vector<std::string> globals;
 };
 
-// Lowers, optimises and links `program` for `gfx` in-process (LLVM + lld; no external tool),
-// through the on-disk code cache. Fails naming each kernel that cannot be translated.
-Result<CodeObject> compile_code_object(const runtime::Program& program, std::string_view gfx);
+// Lowers, optimises and links `program` for `gfx` in-process (LLVM + lld; no external tool).
+// Fails naming each kernel that cannot be translated.
+//
+// Module-level PTX variables (.global/.const) are, as for the CPU, memory the runtime
+// allocates (Backend::allocate, i.e. hipMalloc) and initialises: `globals` maps each PTX name
+// to its device address, and the link resolves the code's references to them (the
+// optimised relocatable object can be cached; only the link, with the addresses, is per
+// load). With `globals` == nullptr (`mimic compile`), the code object defines the variables
+// itself, with their initial values, as a HIP code object would.
+Result<CodeObject> compile_code_object(const runtime::Program& program, std::string_view gfx,
+                                       const std::map<std::string, void*, std::less<>>* globals);
 
 } // namespace mimic::amdgpu
