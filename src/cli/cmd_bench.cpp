@@ -22,7 +22,9 @@
 #include <string>
 #include <vector>
 
+#include "cli/bench_ab.h"
 #include "cli/commands.h"
+#include "cli/process.h"
 
 namespace mimic::cli {
 
@@ -39,44 +41,16 @@ int usage(FILE* out) {
           "                     --only NAME[,NAME...] (kernels, or `launch`),\n"
           "                     --llc-multiple F (data per kernel as a multiple of the\n"
           "                     last-level cache; default 4)\n"
-          "  ab        not yet available\n"
-          "  ppo       not yet available\n"
+          "  ab        a workload under two configurations in alternating trials: medians, means,\n"
+          "            ranges and differences of every metric it prints, CSV/JSON and an SVG plot\n"
+          "            (mimic bench ab --help)\n"
+          "  ppo       bench/ppo's CUDA PPO training on Mimic against the same PPO in LibTorch on\n"
+          "            the CPU (mimic bench ppo --help)\n"
           "  cublas    SGEMM/DGEMM (512..4096) through Mimic's libcublas against OpenBLAS\n"
           "            called directly, and an f32 cuBLASLt matmul with the bias+GELU\n"
           "            epilogue against OpenBLAS plus a native epilogue;\n"
           "            options: --quick (small sizes), --reps N\n");
   return out == stdout ? 0 : 2;
-}
-
-fs::path self_path() {
-  char self[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) return {};
-  self[n] = 0;
-  return self;
-}
-
-// Starts `argv` with its standard output on `stdout_fd` (when not -1); returns its pid.
-pid_t start(const std::vector<std::string>& argv, int stdout_fd = -1) {
-  pid_t pid = fork();
-  if (pid != 0) return pid;
-  if (stdout_fd >= 0) dup2(stdout_fd, STDOUT_FILENO);
-  std::vector<char*> args;
-  for (const std::string& a : argv)
-    args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  execvp(args[0], args.data());
-  fprintf(stderr, "mimic bench: cannot run '%s': %s\n", args[0], strerror(errno));
-  _exit(127);
-}
-
-// Its exit status, or 128 + the signal that ended it.
-int wait_for(pid_t pid) {
-  if (pid < 0) return 127;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return 127;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 // bench_kernels beside this executable; built through the build tree it came from if missing.
@@ -106,27 +80,6 @@ std::optional<fs::path> find_harness() {
   return std::nullopt;
 }
 
-// One line of the harness, `word key=value key=value ...`, as a map ("" holds the first word
-// when it has no '=').
-using Record = std::map<std::string, std::string>;
-
-Record parse_line(const std::string& line) {
-  Record r;
-  size_t pos = 0;
-  while (pos < line.size()) {
-    size_t end = line.find(' ', pos);
-    if (end == std::string::npos) end = line.size();
-    std::string word = line.substr(pos, end - pos);
-    size_t eq = word.find('=');
-    if (eq == std::string::npos)
-      r[""] = word;
-    else
-      r[word.substr(0, eq)] = word.substr(eq + 1);
-    pos = end + 1;
-  }
-  return r;
-}
-
 struct RunResult {
   int status = 0;
   std::optional<Record> config, launch;
@@ -139,44 +92,25 @@ RunResult run_harness(const fs::path& mimic, const fs::path& harness,
                       const std::vector<std::string>& args, const std::string& cache_dir,
                       const char* label) {
   RunResult result;
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) {
-    result.status = 127;
-    return result;
-  }
-  setenv("MIMIC_CACHE_DIR", cache_dir.c_str(), 1);
   std::vector<std::string> argv = {mimic.string(), "run", "--", harness.string()};
   argv.insert(argv.end(), args.begin(), args.end());
-  pid_t pid = start(argv, fds[1]);
-  close(fds[1]);
-  FILE* in = fdopen(fds[0], "r");
-  char buffer[4096];
-  while (in && fgets(buffer, sizeof buffer, in)) {
-    std::string line = buffer;
-    while (!line.empty() && (line.back() == '\n' || line.back() == '\r'))
-      line.pop_back();
-    printf("run=%s %s\n", label, line.c_str());
-    fflush(stdout);
-    Record r = parse_line(line);
-    if (r.count("kernel"))
-      result.kernels.push_back(r);
-    else if (r[""] == "config")
-      result.config = r;
-    else if (r[""] == "launch")
-      result.launch = r;
-  }
-  if (in) fclose(in);
-  result.status = wait_for(pid);
+  ChildOptions options;
+  options.env = {{"MIMIC_CACHE_DIR", cache_dir}};
+  result.status = run_lines(
+      argv,
+      [&](const std::string& line) {
+        printf("run=%s %s\n", label, line.c_str());
+        fflush(stdout);
+        Record r = parse_line(line);
+        if (r.count("kernel"))
+          result.kernels.push_back(r);
+        else if (r[""] == "config")
+          result.config = r;
+        else if (r[""] == "launch")
+          result.launch = r;
+      },
+      options);
   return result;
-}
-
-std::optional<double> number(const Record& r, const char* key) {
-  auto it = r.find(key);
-  if (it == r.end() || it->second.empty() || it->second == "n/a") return std::nullopt;
-  char* end = nullptr;
-  double v = strtod(it->second.c_str(), &end);
-  if (*end) return std::nullopt;
-  return v;
 }
 
 std::string cell(std::optional<double> v, const char* format = "%.3f") {
@@ -326,10 +260,8 @@ int cmd_bench(const Args& args) {
   Args rest(args.begin() + 1, args.end());
   if (what == "kernels") return bench_kernels(rest);
   if (what == "cublas") return bench_cublas(rest);
-  if (what == "ab" || what == "ppo") {
-    fprintf(stderr, "mimic bench %s: not yet available\n", what.c_str());
-    return 2;
-  }
+  if (what == "ab") return bench_ab(rest);
+  if (what == "ppo") return bench_ppo(rest);
   fprintf(stderr, "mimic bench: unknown benchmark '%s'\n", what.c_str());
   return usage(stderr);
 }

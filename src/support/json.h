@@ -1,6 +1,7 @@
 // A minimal streaming JSON writer for machine-readable tool output.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -48,6 +49,18 @@ public:
   }
   JsonWriter& value(int v) { return value(int64_t(v)); }
   JsonWriter& value(unsigned v) { return value(uint64_t(v)); }
+  // JSON has no NaN or infinities: those are written as null.
+  JsonWriter& value(double v) {
+    comma();
+    if (!std::isfinite(v)) {
+      out_ += "null";
+      return *this;
+    }
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.17g", v);
+    out_ += buf;
+    return *this;
+  }
   JsonWriter& null() {
     comma();
     out_ += "null";
