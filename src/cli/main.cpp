@@ -17,6 +17,7 @@ const Command kCommands[] = {
     {"info", mimic::cli::cmd_info, "what device code binaries carry, and whether it parses"},
     {"extract", mimic::cli::cmd_extract, "write the device code entries of binaries to files"},
     {"ptx", mimic::cli::cmd_ptx, "parse, print and round-trip PTX files"},
+    {"doctor", mimic::cli::cmd_doctor, "check the installation: driver, CUDA runtime, libraries, backends, cache"},
     {"bench", mimic::cli::cmd_bench, "benchmarks: CUDA kernels on Mimic against OpenMP and PoCL"},
 #ifdef MIMIC_HAVE_CODEGEN
     {"cache", mimic::cli::cmd_cache, "the JIT cache: show, clear, warm (compile a program's kernels ahead)"},
