@@ -21,7 +21,9 @@
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/PassTimingInfo.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Passes/StandardInstrumentations.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/StringSaver.h>
@@ -172,7 +174,15 @@ void optimise(llvm::Module& m) {
   tuning.LoopVectorization = true;
   tuning.SLPVectorization = true;
   tuning.LoopUnrolling = true;
-  llvm::PassBuilder pb(tm, tuning);
+  // With MIMIC_LLVM_OPTIONS (studying the code), LLVM's instrumentation runs too, so that
+  // -time-passes, -print-after=... and the like work.
+  llvm::PassInstrumentationCallbacks instrumentation;
+  std::optional<llvm::StandardInstrumentations> standard;
+  if (const char* options = std::getenv("MIMIC_LLVM_OPTIONS"); options && *options) {
+    standard.emplace(m.getContext(), /*DebugLogging=*/false);
+    standard->registerCallbacks(instrumentation, &mam);
+  }
+  llvm::PassBuilder pb(tm, tuning, std::nullopt, standard ? &instrumentation : nullptr);
   pb.registerVectorizerStartEPCallback([](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) {
     fpm.addPass(codegen::AddressesToGep());
   });
@@ -352,6 +362,7 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
                    CUDA_ERROR_INVALID_PTX);
     out->functions[name] = address->getValue();
   }
+  if (llvm_options && *llvm_options) llvm::reportAndResetTimings(&llvm::errs()); // -time-passes
   // Everything is compiled by now (the lookups did it): keep the object for next time.
   if (!cached && !key.empty() && !out->capture.object.empty()) {
     code.object = std::move(out->capture.object);
