@@ -162,7 +162,7 @@ int warm(const Args& files) {
     std::map<std::string, void*, std::less<>> globals;
     for (const runtime::GlobalInfo& g : program.value()->globals)
       globals[g.name] = dummy_global;
-    auto code = cpu::compile_for_cpu(*program.value(), globals);
+    auto code = cpu::compile_for_cpu(*program.value(), globals, cpu::CompileMode::Eager);
     if (!code) {
       ++failed;
       errors.push_back(w.file + " " + w.what + ": " + code.error().message());

@@ -123,6 +123,64 @@ TEST_F(CodeCache, KeyFollowsPtxAndOptions) {
   EXPECT_NE(ka, mimic::cpu::cache_key(*a.value(), true));
 }
 
+// A program of several kernels: lowered at load, each kernel compiled at its first launch
+// into an entry of its own; a later compile of the program starts from the stored facts.
+TEST_F(CodeCache, KernelsOfAProgramCompileAtTheirFirstLaunch) {
+  std::string two = std::string(kPtx) + R"(
+.visible .entry thrice(.param .u64 out, .param .u32 n) {
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r2, %tid.x;
+  mul.wide.u32 %rd2, %r2, 4;
+  add.u64 %rd3, %rd1, %rd2;
+  mul.lo.u32 %r3, %r2, 3;
+  st.global.u32 [%rd3], %r3;
+  ret;
+}
+)";
+  auto program = mimic::runtime::load_program_from_ptx(two, "two kernels");
+  ASSERT_TRUE(program);
+  auto run = [&](mimic::runtime::CompiledProgram& compiled, size_t kernel, uint32_t factor) {
+    std::vector<uint32_t> out(64, 7);
+    struct {
+      uint32_t* out;
+      uint32_t n;
+    } args{out.data(), 64};
+    mimic::runtime::LaunchShape shape;
+    shape.block[0] = 64;
+    if (mimic::cpu::launch_on_cpu(compiled, kernel, shape, &args) != CUDA_SUCCESS) return false;
+    for (uint32_t i = 0; i < 64; ++i)
+      if (out[i] != factor * i) return false;
+    return true;
+  };
+  {
+    auto compiled = mimic::cpu::compile_for_cpu(*program.value(), {});
+    ASSERT_TRUE(compiled);
+    EXPECT_EQ(entries().size(), 1u); // the program's facts; no kernel compiled yet
+    ASSERT_TRUE(run(*compiled.value(), 1, 3));
+    EXPECT_EQ(entries().size(), 2u); // and `thrice`
+    ASSERT_TRUE(run(*compiled.value(), 1, 3));
+    EXPECT_EQ(entries().size(), 2u);
+  }
+  {
+    auto compiled = mimic::cpu::compile_for_cpu(*program.value(), {});
+    ASSERT_TRUE(compiled);
+    ASSERT_TRUE(run(*compiled.value(), 1, 3)); // from its entry
+    ASSERT_TRUE(run(*compiled.value(), 0, 2)); // lowered and compiled now
+    EXPECT_EQ(entries().size(), 3u);
+  }
+  // Compiled whole (mimic cache warm), the program's entry holds both kernels' code.
+  auto whole = mimic::cpu::compile_for_cpu(*program.value(), {}, mimic::cpu::CompileMode::Eager);
+  ASSERT_TRUE(whole);
+  ASSERT_TRUE(run(*whole.value(), 0, 2));
+  ASSERT_TRUE(run(*whole.value(), 1, 3));
+  auto again = mimic::cpu::compile_for_cpu(*program.value(), {});
+  ASSERT_TRUE(again);
+  ASSERT_TRUE(run(*again.value(), 0, 2));
+  EXPECT_EQ(entries().size(), 3u);
+}
+
 TEST_F(CodeCache, OffMeansNoFiles) {
   setenv("MIMIC_CACHE", "0", 1);
   EXPECT_TRUE(mimic::cpu::cache_directory().empty());

@@ -103,6 +103,12 @@ const std::string& host_description() {
 
 } // namespace
 
+std::string kernel_cache_key(const std::string& program_key, const std::string& kernel_symbol) {
+  std::string text = program_key + '\0' + kernel_symbol;
+  auto d = digest(text.data(), text.size());
+  return hex(d.data(), d.size());
+}
+
 std::filesystem::path cache_directory() {
   if (!cache_enabled())
     return {};

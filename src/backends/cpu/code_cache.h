@@ -37,6 +37,9 @@ std::filesystem::path cache_directory();
 // The entry's key (64 hex digits) for `program` compiled with these options.
 std::string cache_key(const runtime::Program& program, bool check_memory);
 
+// The key of one kernel's entry in a program compiled kernel by kernel.
+std::string kernel_cache_key(const std::string& program_key, const std::string& kernel_symbol);
+
 // The entry for `key`, or nothing when there is none or it does not verify (then it is
 // removed, so the next compile replaces it).
 std::optional<CachedCode> cache_load(const std::string& key);

@@ -21,6 +21,7 @@
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/IR/PassTimingInfo.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Passes/StandardInstrumentations.h>
@@ -51,7 +52,8 @@ using KernelEntry = void (*)(const void* params, BlockState* block, uint32_t beg
 
 struct CompiledKernel {
   std::string name;
-  KernelEntry entry = nullptr;
+  std::string symbol;                       // the kernel's function in the JIT
+  std::atomic<KernelEntry> entry = nullptr; // null until compiled (lazily: at its first launch)
   std::vector<codegen::SplitKind> splits;
   size_t local_bytes = 0;
   unsigned spill_slots = 0;
@@ -59,6 +61,12 @@ struct CompiledKernel {
   bool grid_sync = false;  // blocks wait for each other: all run at once
   bool cluster = false;    // lowered for clusters of one block
   size_t dynamic_offset = 0;
+
+  CompiledKernel() = default;
+  CompiledKernel(CompiledKernel&& o) noexcept
+      : name(std::move(o.name)), symbol(std::move(o.symbol)), entry(o.entry.load()), splits(std::move(o.splits)),
+        local_bytes(o.local_bytes), spill_slots(o.spill_slots), shared_bytes(o.shared_bytes), grid_sync(o.grid_sync),
+        cluster(o.cluster), dynamic_offset(o.dynamic_offset) {}
 };
 
 // Keeps the object code LLJIT compiles, for the disk cache.
@@ -71,12 +79,33 @@ public:
   std::unique_ptr<llvm::MemoryBuffer> getObject(const llvm::Module*) override { return nullptr; }
 };
 
+// A program whose kernels are compiled one by one at their first launch keeps its lowered
+// IR until then (an application's module may hold hundreds of kernels and use a few).
+// Its cache entry then holds only what the executor needs (an empty object), so that a later
+// process starts without lowering, and lowers only when a kernel has no entry of its own.
+struct LazyCode {
+  const runtime::Program* program = nullptr; // outlives the compiled program (runtime::Module)
+  bool check_memory = false;
+  llvm::orc::ThreadSafeContext context;
+  std::unique_ptr<llvm::Module> module; // destroyed before `context`; null until needed
+  std::string key;                      // the program's cache key ("" when not cached)
+  std::vector<std::string> globals;
+};
+
 class CpuCompiledProgram final : public runtime::CompiledProgram {
 public:
   ObjectCapture capture; // before `jit`, which holds a pointer to it
   std::unique_ptr<llvm::orc::LLJIT> jit;
   std::vector<CompiledKernel> kernels;
   std::map<std::string, uint64_t, std::less<>> functions; // address-taken .func
+  std::unique_ptr<LazyCode> lazy;                          // kernels not compiled yet
+  std::mutex lazy_mutex;
+
+  ~CpuCompiledProgram() override {
+    if (lazy) lazy->module.reset(); // before the context it lives in
+  }
+  // Kernel `i`'s code, compiled now if it has not been; an error names the kernel.
+  Result<KernelEntry> entry(size_t i);
 
   uint64_t function_address(std::string_view name) const override {
     auto it = functions.find(name);
@@ -226,79 +255,85 @@ void initialise_llvm() {
 
 } // namespace
 
-Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
-    const runtime::Program& program, const std::map<std::string, void*, std::less<>>& globals) {
-  initialise_llvm();
-  // One compilation at a time: LLVM's pass setup shares process-wide state (the real file
-  // system object), and compiles are rare next to launches.
-  static std::mutex compile_mutex;
-  std::lock_guard compile_lock(compile_mutex);
-  // MIMIC_DUMP_IR=FILE writes the IR before and after optimisation (for debugging Mimic);
-  // it needs a compile, so it bypasses the cache.
-  const char* dump = std::getenv("MIMIC_DUMP_IR");
-  const char* llvm_options = std::getenv("MIMIC_LLVM_OPTIONS");
-  const bool dumping = (dump && *dump) || (llvm_options && *llvm_options);
-  const bool check = config::check_memory();
-  const std::string key = cache_directory().empty() || dumping ? std::string() : cache_key(program, check);
-  std::optional<CachedCode> cached = key.empty() ? std::nullopt : cache_load(key);
-  // What the executor needs to know, from the cache or from lowering.
-  CachedCode code;
-  codegen::LoweredProgram lp;
-  if (cached) {
-    code = std::move(*cached);
-    if (code.kernels.size() != program.kernels.size())
-      return Error(program.origin + ": the JIT cache entry " + key + " does not match the program; clear the "
-                                    "cache (mimic cache clear)", CUDA_ERROR_UNKNOWN);
-  } else {
-    auto lowered = codegen::lower(program, check);
-    if (!lowered)
-      return lowered.error();
-    lp = std::move(lowered.value());
-    define_special_registers(*lp.module);
-    auto write_ir = [&](const char* suffix) {
-      std::error_code ec;
-      llvm::raw_fd_ostream os(std::string(dump) + suffix, ec);
-      if (!ec)
-        lp.module->print(os, nullptr);
-    };
-    if (dump && *dump)
-      write_ir(".lowered.ll");
-    optimise(*lp.module);
-    if (dump && *dump)
-      write_ir(".optimised.ll");
-    code.kernels = lp.kernels;
-    code.globals = lp.globals;
-    code.address_taken = lp.address_taken;
-  }
+namespace {
 
-  auto out = std::make_shared<CpuCompiledProgram>();
+// One compilation at a time: LLVM's pass setup shares process-wide state (the real file
+// system object), and compiles are rare next to launches.
+std::mutex g_compile_mutex;
+
+// Adds to `worklist` the functions and variables defined in the module that `c` refers to.
+void collect_globals(const llvm::Constant* c, llvm::SmallPtrSetImpl<const llvm::GlobalValue*>& seen,
+                     llvm::SmallVectorImpl<const llvm::GlobalValue*>& worklist) {
+  if (auto* g = llvm::dyn_cast<llvm::GlobalValue>(c)) {
+    if (seen.insert(g).second) worklist.push_back(g);
+    return;
+  }
+  for (const llvm::Use& u : c->operands())
+    if (auto* operand = llvm::dyn_cast<llvm::Constant>(u.get())) collect_globals(operand, seen, worklist);
+}
+
+// Kernel `symbol` with the definitions it reaches (the functions it calls, the constants it
+// reads) as a module of its own. The kernel stays external; the rest becomes internal, so
+// that the modules of several kernels of one program can share a JITDylib.
+std::unique_ptr<llvm::Module> extract_kernel(const llvm::Module& m, llvm::StringRef symbol) {
+  llvm::SmallPtrSet<const llvm::GlobalValue*, 32> seen;
+  llvm::SmallVector<const llvm::GlobalValue*, 32> worklist;
+  const llvm::Function* kernel = m.getFunction(symbol);
+  seen.insert(kernel);
+  worklist.push_back(kernel);
+  while (!worklist.empty()) {
+    const llvm::GlobalValue* g = worklist.pop_back_val();
+    if (auto* f = llvm::dyn_cast<llvm::Function>(g)) {
+      for (const llvm::BasicBlock& bb : *f)
+        for (const llvm::Instruction& i : bb)
+          for (const llvm::Use& u : i.operands())
+            if (auto* c = llvm::dyn_cast<llvm::Constant>(u.get())) collect_globals(c, seen, worklist);
+    } else if (auto* v = llvm::dyn_cast<llvm::GlobalVariable>(g); v && v->hasInitializer()) {
+      collect_globals(v->getInitializer(), seen, worklist);
+    }
+  }
+  llvm::ValueToValueMapTy map;
+  std::unique_ptr<llvm::Module> out =
+      llvm::CloneModule(m, map, [&](const llvm::GlobalValue* g) { return seen.contains(g); });
+  for (llvm::Function& f : *out)
+    if (!f.isDeclaration() && f.getName() != symbol) f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  for (llvm::GlobalVariable& v : out->globals())
+    if (!v.isDeclaration()) v.setLinkage(llvm::GlobalValue::InternalLinkage);
+  return out;
+}
+
+// A JIT for `out` with the module's globals bound to `globals`' addresses, the device
+// runtime's helpers and the process's symbols; `capture` keeps each compiled object (for
+// the cache).
+Status start_jit(CpuCompiledProgram& out, bool capture, const std::vector<std::string>& used_globals,
+                 const std::map<std::string, void*, std::less<>>& globals, const std::string& origin) {
   llvm::orc::LLJITBuilder builder;
-  if (!cached && !key.empty()) {
-    ObjectCapture* capture = &out->capture;
+  if (capture) {
+    ObjectCapture* c = &out.capture;
     builder.setCompileFunctionCreator(
-        [capture](llvm::orc::JITTargetMachineBuilder jtmb)
+        [c](llvm::orc::JITTargetMachineBuilder jtmb)
             -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
           auto tm = jtmb.createTargetMachine();
           if (!tm)
             return tm.takeError();
-          return std::make_unique<llvm::orc::TMOwningSimpleCompiler>(std::move(*tm), capture);
+          return std::make_unique<llvm::orc::TMOwningSimpleCompiler>(std::move(*tm), c);
         });
   }
   auto jit = builder.create();
   if (!jit)
     return Error("cannot start the JIT: " + llvm::toString(jit.takeError()), CUDA_ERROR_UNKNOWN);
-  out->jit = std::move(jit.get());
-  llvm::orc::JITDylib& dylib = out->jit->getMainJITDylib();
+  out.jit = std::move(jit.get());
+  llvm::orc::JITDylib& dylib = out.jit->getMainJITDylib();
   llvm::orc::SymbolMap symbols;
-  for (const std::string& name : code.globals) {
+  for (const std::string& name : used_globals) {
     auto it = globals.find(name);
     if (it == globals.end())
-      return Error(program.origin + ": global '" + name + "' has no address in this module", CUDA_ERROR_INVALID_PTX);
-    symbols[out->jit->mangleAndIntern("mimic_global." + name)] = {
+      return Error(origin + ": global '" + name + "' has no address in this module", CUDA_ERROR_INVALID_PTX);
+    symbols[out.jit->mangleAndIntern("mimic_global." + name)] = {
         llvm::orc::ExecutorAddr::fromPtr(it->second), llvm::JITSymbolFlags::Exported};
   }
   auto helper = [&](const char* name, auto* fn) {
-    symbols[out->jit->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn), llvm::JITSymbolFlags::Exported};
+    symbols[out.jit->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn), llvm::JITSymbolFlags::Exported};
   };
   helper("mimic_warp_vote", &codegen::mimic_warp_vote);
   helper("mimic_warp_match", &codegen::mimic_warp_match);
@@ -324,28 +359,146 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
       return Error("binding globals: " + llvm::toString(std::move(e)), CUDA_ERROR_UNKNOWN);
   // Kernels may call the C library's math functions (sin, exp2 ...): resolve them in the process.
   auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
-      out->jit->getDataLayout().getGlobalPrefix());
+      out.jit->getDataLayout().getGlobalPrefix());
   if (!process)
     return Error("cannot search the process for symbols: " + llvm::toString(process.takeError()), CUDA_ERROR_UNKNOWN);
   dylib.addGenerator(std::move(process.get()));
+  return {};
+}
+
+codegen::LoweredKernel facts_of(const CompiledKernel& k) {
+  codegen::LoweredKernel lk;
+  lk.symbol = k.symbol;
+  lk.splits = k.splits;
+  lk.local_bytes = k.local_bytes;
+  lk.spill_slots = k.spill_slots;
+  lk.grid_sync = k.grid_sync;
+  lk.cluster = k.cluster;
+  return lk;
+}
+
+} // namespace
+
+Result<KernelEntry> CpuCompiledProgram::entry(size_t i) {
+  CompiledKernel& k = kernels[i];
+  if (KernelEntry e = k.entry.load(std::memory_order_acquire)) return e;
+  std::lock_guard lock(lazy_mutex);
+  if (KernelEntry e = k.entry.load(std::memory_order_acquire)) return e;
+  if (!lazy) return Error("kernel '" + k.name + "' has no compiled code", CUDA_ERROR_UNKNOWN);
+  std::lock_guard compile_lock(g_compile_mutex);
+  const std::string key = lazy->key.empty() ? std::string() : kernel_cache_key(lazy->key, k.symbol);
+  bool from_cache = false;
+  if (!key.empty()) {
+    std::optional<CachedCode> c = cache_load(key);
+    if (c && c->kernels.size() == 1 && c->kernels[0].symbol == k.symbol) {
+      auto buffer = llvm::MemoryBuffer::getMemBufferCopy(c->object, "mimic-cache-" + key);
+      if (llvm::Error e = jit->addObjectFile(std::move(buffer)))
+        return Error("adding cached code to the JIT: " + llvm::toString(std::move(e)) + " (mimic cache clear)",
+                     CUDA_ERROR_UNKNOWN);
+      from_cache = true;
+    }
+  }
+  if (!from_cache && !lazy->module) {
+    auto lowered = codegen::lower(*lazy->program, lazy->check_memory);
+    if (!lowered)
+      return lowered.error();
+    define_special_registers(*lowered.value().module);
+    lazy->context = llvm::orc::ThreadSafeContext(std::move(lowered.value().context));
+    lazy->module = std::move(lowered.value().module);
+  }
+  if (!from_cache) {
+    capture.object.clear();
+    std::unique_ptr<llvm::Module> m = extract_kernel(*lazy->module, k.symbol);
+    optimise(*m);
+    if (llvm::Error e = jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), lazy->context)))
+      return Error("adding kernel '" + k.name + "' to the JIT: " + llvm::toString(std::move(e)), CUDA_ERROR_UNKNOWN);
+  }
+  auto address = jit->lookup(k.symbol);
+  if (!address)
+    return Error(lazy->program->origin + ": compiling " + k.name + ": " + llvm::toString(address.takeError()),
+                 CUDA_ERROR_INVALID_PTX);
+  if (!from_cache && !key.empty() && !capture.object.empty()) {
+    CachedCode c;
+    c.kernels.push_back(facts_of(k));
+    c.globals = lazy->globals;
+    c.object = std::move(capture.object);
+    cache_store(key, c);
+  }
+  KernelEntry e = address->toPtr<KernelEntry>();
+  k.entry.store(e, std::memory_order_release);
+  return e;
+}
+
+Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
+    const runtime::Program& program, const std::map<std::string, void*, std::less<>>& globals, CompileMode mode) {
+  initialise_llvm();
+  std::lock_guard compile_lock(g_compile_mutex);
+  // MIMIC_DUMP_IR=FILE writes the IR before and after optimisation (for debugging Mimic);
+  // it needs a compile, so it bypasses the cache.
+  const char* dump = std::getenv("MIMIC_DUMP_IR");
+  const char* llvm_options = std::getenv("MIMIC_LLVM_OPTIONS");
+  const bool dumping = (dump && *dump) || (llvm_options && *llvm_options);
+  const bool check = config::check_memory();
+  const std::string key = cache_directory().empty() || dumping ? std::string() : cache_key(program, check);
+  std::optional<CachedCode> cached = key.empty() ? std::nullopt : cache_load(key);
+  // What the executor needs to know, from the cache or from lowering.
+  CachedCode code;
+  codegen::LoweredProgram lp;
+  // A program of several kernels is lowered now (so that a kernel that cannot be translated
+  // fails the load, by name) and each kernel optimised and compiled at its first launch,
+  // with an entry of its own in the cache. A program whose globals hold function addresses
+  // needs them at load: compiled whole, as is a program of one kernel.
+  bool lazy = false;
+  if (cached && cached->object.empty() && mode == CompileMode::Eager)
+    cached.reset(); // an entry of a program compiled kernel by kernel: compile it whole
   if (cached) {
+    lazy = cached->object.empty();
+    code = std::move(*cached);
+    if (code.kernels.size() != program.kernels.size())
+      return Error(program.origin + ": the JIT cache entry " + key + " does not match the program; clear the "
+                                    "cache (mimic cache clear)", CUDA_ERROR_UNKNOWN);
+  } else {
+    auto lowered = codegen::lower(program, check);
+    if (!lowered)
+      return lowered.error();
+    lp = std::move(lowered.value());
+    define_special_registers(*lp.module);
+    lazy = mode == CompileMode::Lazy && !dumping && lp.kernels.size() > 1 && lp.address_taken.empty();
+    auto write_ir = [&](const char* suffix) {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(std::string(dump) + suffix, ec);
+      if (!ec)
+        lp.module->print(os, nullptr);
+    };
+    if (dump && *dump)
+      write_ir(".lowered.ll");
+    if (!lazy)
+      optimise(*lp.module);
+    if (dump && *dump)
+      write_ir(".optimised.ll");
+    code.kernels = lp.kernels;
+    code.globals = lp.globals;
+    code.address_taken = lp.address_taken;
+  }
+
+  auto out = std::make_shared<CpuCompiledProgram>();
+  if (Status s = start_jit(*out, (!cached || lazy) && !key.empty(), code.globals, globals, program.origin); !s)
+    return s.error();
+  if (cached && !lazy) {
     auto buffer = llvm::MemoryBuffer::getMemBufferCopy(code.object, "mimic-cache-" + key);
     if (llvm::Error e = out->jit->addObjectFile(std::move(buffer)))
       return Error("adding cached code to the JIT: " + llvm::toString(std::move(e)) + " (mimic cache clear)",
                    CUDA_ERROR_UNKNOWN);
-  } else if (llvm::Error e = out->jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(lp.module), std::move(lp.context)))) {
-    return Error("adding the module to the JIT: " + llvm::toString(std::move(e)), CUDA_ERROR_UNKNOWN);
+  } else if (!lazy) {
+    if (llvm::Error e =
+            out->jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(lp.module), std::move(lp.context))))
+      return Error("adding the module to the JIT: " + llvm::toString(std::move(e)), CUDA_ERROR_UNKNOWN);
   }
   for (size_t i = 0; i < code.kernels.size(); ++i) {
     const codegen::LoweredKernel& lk = code.kernels[i];
-    auto address = out->jit->lookup(lk.symbol);
-    if (!address)
-      return Error(program.origin + ": compiling " + program.kernels[i].name + ": " +
-                       llvm::toString(address.takeError()),
-                   CUDA_ERROR_INVALID_PTX);
     CompiledKernel k;
     k.name = program.kernels[i].name;
-    k.entry = address->toPtr<KernelEntry>();
+    k.symbol = lk.symbol;
     k.splits = lk.splits;
     k.local_bytes = lk.local_bytes;
     k.spill_slots = lk.spill_slots;
@@ -353,6 +506,14 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
     k.cluster = lk.cluster;
     k.shared_bytes = program.kernels[i].static_shared_bytes;
     k.dynamic_offset = program.kernels[i].dynamic_shared_offset;
+    if (!lazy) {
+      auto address = out->jit->lookup(lk.symbol);
+      if (!address)
+        return Error(program.origin + ": compiling " + program.kernels[i].name + ": " +
+                         llvm::toString(address.takeError()),
+                     CUDA_ERROR_INVALID_PTX);
+      k.entry = address->toPtr<KernelEntry>();
+    }
     out->kernels.push_back(std::move(k));
   }
   for (const auto& [name, symbol] : code.address_taken) {
@@ -363,6 +524,20 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
     out->functions[name] = address->getValue();
   }
   if (llvm_options && *llvm_options) llvm::reportAndResetTimings(&llvm::errs()); // -time-passes
+  if (lazy) {
+    out->lazy = std::make_unique<LazyCode>();
+    out->lazy->program = &program;
+    out->lazy->check_memory = check;
+    if (lp.module) {
+      out->lazy->context = llvm::orc::ThreadSafeContext(std::move(lp.context));
+      out->lazy->module = std::move(lp.module);
+    }
+    out->lazy->key = key;
+    out->lazy->globals = code.globals;
+    if (!cached && !key.empty())
+      cache_store(key, code); // the executor's facts, no object
+    return std::shared_ptr<runtime::CompiledProgram>(std::move(out));
+  }
   // Everything is compiled by now (the lookups did it): keep the object for next time.
   if (!cached && !key.empty() && !out->capture.object.empty()) {
     code.object = std::move(out->capture.object);
@@ -459,7 +634,7 @@ struct Scratch {
 // codegen::FunctionLowering::emit_row_setup).
 void run_threads(const CompiledKernel& k, const void* args, BlockState& bs, uint32_t begin, uint32_t end,
                  uint32_t resume) {
-  k.entry(args, &bs, begin, end, resume);
+  k.entry.load(std::memory_order_relaxed)(args, &bs, begin, end, resume);
 }
 
 // Runs one block to completion; returns CUDA_SUCCESS or the error a trap gives.
@@ -840,6 +1015,11 @@ CUresult launch_on_cpu(runtime::CompiledProgram& compiled, size_t kernel, const 
   auto& program = static_cast<CpuCompiledProgram&>(compiled);
   if (kernel >= program.kernels.size())
     return CUDA_ERROR_INVALID_HANDLE;
+  // A kernel compiled lazily gets its code at its first launch.
+  if (auto entry = program.entry(kernel); !entry) {
+    log_error(entry.error().message());
+    return CUresult(entry.error().code());
+  }
   const CompiledKernel& k = program.kernels[kernel];
   const uint64_t blocks = uint64_t(shape.grid[0]) * shape.grid[1] * shape.grid[2];
   const uint32_t n = shape.block[0] * shape.block[1] * shape.block[2];

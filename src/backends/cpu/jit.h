@@ -10,8 +10,14 @@
 
 namespace mimic::cpu {
 
+// Lazy: a program of several kernels is lowered (checked) now and each kernel compiled at
+// its first launch; `program` must outlive the result (runtime::Module keeps both).
+// Eager: everything now (`mimic cache warm`).
+enum class CompileMode { Lazy, Eager };
+
 Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
-    const runtime::Program& program, const std::map<std::string, void*, std::less<>>& globals);
+    const runtime::Program& program, const std::map<std::string, void*, std::less<>>& globals,
+    CompileMode mode = CompileMode::Lazy);
 CUresult launch_on_cpu(runtime::CompiledProgram& program, size_t kernel, const runtime::LaunchShape& shape,
                        const void* args);
 
