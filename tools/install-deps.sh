@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Mimic builds and tests with, if any are missing.
 #   install-deps.sh          what the build and the tests need
-#   install-deps.sh --bench  also what bench/kernels needs (OpenMP for clang, OpenCL and PoCL)
+#   install-deps.sh --bench  also what the benchmarks need: OpenMP for clang, OpenCL and PoCL
+#                            (bench/kernels), LibTorch (ppo_torch of bench/ppo; a large install)
 # Safe to run repeatedly; needs root (or sudo) only when something is missing.
 set -euo pipefail
 packages=(
@@ -14,6 +15,7 @@ packages=(
 bench_packages=(
   libomp-22-dev
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd
+  libtorch-dev
 )
 case "${1:-}" in
   --bench) packages+=("${bench_packages[@]}") ;;
