@@ -431,6 +431,50 @@ void check_cpu(Report& report) {
 #endif
 }
 
+#ifdef MIMIC_HAVE_AMDGPU
+std::string gib(uint64_t bytes) { return format("%.1f GiB", double(bytes) / double(1ull << 30)); }
+
+// The HIP runtime, each AMD GPU and AMD's math libraries (backends/amdgpu/probe.h). None of
+// it is required: without an AMD GPU the CPU backend runs everything.
+void add_amdgpu_lines(Report& report) {
+  amdgpu::ProbeReport p = amdgpu::probe();
+  if (!p.hip_found) {
+    report.add("AMD GPU backend", Mark::Info,
+               p.reason + "; programs run on the CPU backend (to use a Radeon GPU, install AMD's HIP runtime: "
+                          "ROCm 6 or 7 on Linux, the HIP SDK on Windows)");
+    return;
+  }
+  std::string versions = p.runtime_version_text.empty() ? std::string()
+                                                         : ", runtime " + p.runtime_version_text;
+  if (!p.driver_version_text.empty()) versions += ", driver " + p.driver_version_text;
+  report.add("HIP runtime", Mark::Ok, p.hip_path + versions);
+  if (p.gpus.empty()) {
+    report.add("AMD GPUs", Mark::Warn, p.reason.empty() ? "the HIP runtime reports no GPU" : p.reason,
+               "check that the amdgpu kernel driver is loaded and that this user may open /dev/kfd and "
+               "/dev/dri/render* (groups render, video); programs run on the CPU backend meanwhile");
+  }
+  for (const amdgpu::ProbedGpu& g : p.gpus) {
+    std::string what = format("%s (%s, %d CUs, %s)", g.name.c_str(), g.gfx.empty() ? "gfx unknown" : g.gfx.c_str(),
+                              g.compute_units, gib(g.total_memory).c_str());
+    std::string component = format("AMD GPU %d", g.hip_ordinal);
+    if (g.supported)
+      report.add(component, Mark::Ok, what + ": Mimic generates code for it");
+    else
+      report.add(component, Mark::Warn, what + ": not used: " + g.reason,
+                 "Mimic targets RDNA GPUs (gfx1030-gfx1036, gfx1100-gfx1103, gfx1150-gfx1153, gfx1200, "
+                 "gfx1201); other GPUs are left to the CPU backend");
+  }
+  std::string present, missing;
+  for (const amdgpu::ProbedLibrary& l : p.math_libraries)
+    (l.present ? present : missing) += (l.present ? (present.empty() ? "" : ", ") : (missing.empty() ? "" : ", ")) +
+                                       l.name + (l.present ? " (" + l.path + ")" : "");
+  report.add("AMD math libraries", Mark::Info,
+             (present.empty() ? std::string("none found") : "found " + present) +
+                 (missing.empty() ? "" : "; not found: " + missing) +
+                 " (Mimic's libraries compute on their own; these are not needed)");
+}
+#endif
+
 void check_amdgpu(Report& report) {
 #ifdef MIMIC_HAVE_AMDGPU
   add_amdgpu_lines(report);
