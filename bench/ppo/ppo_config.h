@@ -118,7 +118,7 @@ inline Config parse_command_line(int argc, char** argv, const char* usage_extra,
     fprintf(out,
             "usage: %s [--iterations N] [--seed S] [--quick] [--epochs E] [--minibatches M]\n"
             "          [--arenas A] [--steps T]%s\n"
-            "  --quick: 256 arenas x 16 steps per iteration (default 2048 x 32), same network\n",
+            "  --quick: 128 arenas x 16 steps per iteration (default 2048 x 32), same network\n",
             argv[0], usage_extra);
     exit(status);
   };
@@ -163,7 +163,7 @@ inline Config parse_command_line(int argc, char** argv, const char* usage_extra,
     }
   }
   if (config.quick) {
-    if (!arenas_set) config.arenas = 256;
+    if (!arenas_set) config.arenas = 128;
     if (!steps_set) config.steps = 16;
   }
   if (config.timesteps() % config.minibatches != 0) {
