@@ -9,7 +9,8 @@
 #     (default 0.25; a random policy scores about -0.3, a good one above 1);
 #   - reproducibility: a second run with the same seed prints the same returns for its two
 #     iterations (the second's depends on the first's update: equal returns, equal training).
-# About a minute on an idle 2-core machine, nearly all of it OpenBLAS in the GEMMs.
+# Nearly all of the time is OpenBLAS in the GEMMs: 4-5 s an iteration on a quiet 2-core
+# machine (about 70 s in all), several times that under load.
 set -uo pipefail
 mimic=$1 nvcc=$2 work=$3
 here=$(cd "$(dirname "$0")" && pwd)
