@@ -1,5 +1,5 @@
 // ppo_cuda's actor and critic: MLPs of Linear + LayerNorm + LeakyReLU blocks over one flat
-// parameter array (the layout of ppo::initial_parameters), forward and backward. Linear
+// parameter array (ParameterLayout), forward and backward. Linear
 // layers are cuBLASLt matmuls (the bias epilogue forward; the weight gradient with the
 // BGRADB epilogue giving the bias gradient) and cublasSgemm (the input gradient); the rest
 // are the kernels of cuda_kernels.cuh.
@@ -17,6 +17,8 @@
 #include <map>
 #include <optional>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "cuda_kernels.cuh"
 #include "cuda_profile.cuh"
@@ -57,25 +59,62 @@ struct MlpLayout {
   Linear head;
 };
 
-inline Linear take_linear(long& at, int in, int out) {
-  Linear l{in, out, at, at + long(in) * out};
-  at = l.bias + out;
-  return l;
-}
+// Where each parameter tensor lives in the flat arrays (parameters, gradients, Adam's
+// moments): in ppo::initial_parameters' order, each tensor starting on a 256-byte boundary,
+// the alignment cuBLASLt's algorithms assume by default.
+struct ParameterLayout {
+  static constexpr long kAlignFloats = 64;
+  long size = 0;                              // floats, padding included
+  long count = 0;                             // parameters
+  std::vector<std::pair<long, long>> tensors; // (offset, length) in order
 
-// The next MLP's layout from offset `at`, which moves past it.
-inline MlpLayout take_mlp(long& at, int outputs) {
-  MlpLayout m;
-  int in = ppo::kInputs;
-  for (int i = 0; i < ppo::kHiddenLayers; ++i) {
-    m.hidden[i] = take_linear(at, in, ppo::kHidden[i]);
-    m.norm[i] = Norm{at, at + ppo::kHidden[i]};
-    at += 2L * ppo::kHidden[i];
-    in = ppo::kHidden[i];
+  long take(long n) {
+    size = (size + kAlignFloats - 1) / kAlignFloats * kAlignFloats;
+    tensors.push_back({size, n});
+    size += n;
+    count += n;
+    return tensors.back().first;
   }
-  m.head = take_linear(at, in, outputs);
-  return m;
-}
+
+  // The parameters listed packed, in order (ppo::initial_parameters), spread to the layout;
+  // padding is zero.
+  std::vector<float> spread(const std::vector<float>& packed) const {
+    std::vector<float> out(size, 0.0f);
+    long at = 0;
+    for (auto [offset, length] : tensors)
+      for (long i = 0; i < length; ++i)
+        out[offset + i] = packed[at++];
+    return out;
+  }
+
+  Linear take_linear(int in, int out) {
+    Linear l{in, out, 0, 0};
+    l.weight = take(long(in) * out);
+    l.bias = take(out);
+    return l;
+  }
+
+  // The next MLP's tensors.
+  MlpLayout take_mlp(int outputs) {
+    MlpLayout m;
+    int in = ppo::kInputs;
+    for (int i = 0; i < ppo::kHiddenLayers; ++i) {
+      int width = ppo::kHidden[i];
+      m.hidden[i] = take_linear(in, width);
+      m.norm[i].weight = take(width);
+      m.norm[i].bias = take(width);
+      // The LayerNorm gradient kernels write weight and bias gradients as one array.
+      if (m.norm[i].bias != m.norm[i].weight + width) {
+        fprintf(stderr, "ppo_cuda: LayerNorm width %d is not a multiple of %ld floats\n", width,
+                kAlignFloats);
+        exit(1);
+      }
+      in = width;
+    }
+    m.head = take_linear(in, outputs);
+    return m;
+  }
+};
 
 template <typename T> T* device_alloc(long count) {
   T* p = nullptr;

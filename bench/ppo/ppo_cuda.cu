@@ -40,21 +40,21 @@ public:
         samples_(config.timesteps()), minibatch_(int(config.minibatch_size())),
         collect_actor_(arenas_), collect_critic_(arenas_), train_actor_(minibatch_),
         train_critic_(minibatch_), scratch_(minibatch_) {
-    long at = 0;
-    actor_ = net::take_mlp(at, ppo::kActions);
-    critic_ = net::take_mlp(at, 1);
-    parameter_count_ = at;
-
-    std::vector<float> initial(parameter_count_);
-    ppo::initial_parameters(config.seed, initial.data());
-    params_ = device_alloc<float>(parameter_count_);
-    grads_ = device_alloc<float>(parameter_count_);
-    adam_m_ = device_alloc<float>(parameter_count_);
-    adam_v_ = device_alloc<float>(parameter_count_);
-    CUDA_CHECK(cudaMemcpy(params_, initial.data(), sizeof(float) * parameter_count_,
-                          cudaMemcpyHostToDevice));
-    CUDA_CHECK(cudaMemset(adam_m_, 0, sizeof(float) * parameter_count_));
-    CUDA_CHECK(cudaMemset(adam_v_, 0, sizeof(float) * parameter_count_));
+    actor_ = layout_.take_mlp(ppo::kActions);
+    critic_ = layout_.take_mlp(1);
+    std::vector<float> packed(layout_.count);
+    ppo::initial_parameters(config.seed, packed.data());
+    std::vector<float> initial = layout_.spread(packed);
+    long size = layout_.size;
+    params_ = device_alloc<float>(size);
+    grads_ = device_alloc<float>(size);
+    adam_m_ = device_alloc<float>(size);
+    adam_v_ = device_alloc<float>(size);
+    CUDA_CHECK(cudaMemcpy(params_, initial.data(), sizeof(float) * size, cudaMemcpyHostToDevice));
+    // Padding: its gradient stays 0, so its parameters stay 0.
+    CUDA_CHECK(cudaMemset(grads_, 0, sizeof(float) * size));
+    CUDA_CHECK(cudaMemset(adam_m_, 0, sizeof(float) * size));
+    CUDA_CHECK(cudaMemset(adam_v_, 0, sizeof(float) * size));
 
     states_ = device_alloc<arena::State>(arenas_);
     obs_ = device_alloc<float>((steps_ + 1) * long(arenas_) * ppo::kInputs);
@@ -92,7 +92,7 @@ public:
     synchronize();
   }
 
-  long parameter_count() const { return parameter_count_; }
+  long parameter_count() const { return layout_.count; }
 
   // Steps every arena `steps` times with the current policy, then computes advantages and
   // returns. Returns the mean return of the episodes that ended.
@@ -207,15 +207,15 @@ private:
     const ppo::Hyper& h = hyper_;
     profile::Scope scope("grad norm, adam");
     kernels::sum_squares_partial<<<kernels::kNormBlocks, kernels::kReduceThreads>>>(
-        grads_, parameter_count_, norm_partial_);
+        grads_, layout_.size, norm_partial_);
     LAUNCH_CHECK();
     kernels::clip_scale<<<1, 32>>>(norm_partial_, h.max_grad_norm, clip_);
     LAUNCH_CHECK();
     ++adam_step_;
     float bias1 = 1.0f - powf(h.adam_beta1, float(adam_step_));
     float bias2 = 1.0f - powf(h.adam_beta2, float(adam_step_));
-    kernels::adam<<<kernels::blocks_for(parameter_count_, 256), 256>>>(
-        params_, grads_, adam_m_, adam_v_, parameter_count_, clip_, h.learning_rate, h.adam_beta1,
+    kernels::adam<<<kernels::blocks_for(layout_.size, 256), 256>>>(
+        params_, grads_, adam_m_, adam_v_, layout_.size, clip_, h.learning_rate, h.adam_beta1,
         h.adam_beta2, h.adam_eps, bias1, bias2);
     LAUNCH_CHECK();
   }
@@ -243,8 +243,8 @@ private:
   long samples_;
   int minibatch_;
   net::Blas blas_;
+  net::ParameterLayout layout_;
   net::MlpLayout actor_, critic_;
-  long parameter_count_ = 0;
   float *params_, *grads_, *adam_m_, *adam_v_;
   long adam_step_ = 0;
   uint64_t global_step_ = 0, shuffles_ = 0;
