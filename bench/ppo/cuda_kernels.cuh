@@ -261,6 +261,17 @@ __global__ void ln_param_grad_partial(const float* dh, const float* z, const flo
   out[width + c] = dbeta;
 }
 
+// out[c] = the sum of column c of x [rows][cols], in row order (a bias gradient, where
+// cuBLASLt's epilogue cannot give it).
+__global__ void column_sums(const float* x, int rows, int cols, float* out) {
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= cols) return;
+  float s = 0;
+  for (int r = 0; r < rows; ++r)
+    s += x[long(r) * cols + c];
+  out[c] = s;
+}
+
 // out[i] = sum over chunks of partial[chunk][i], i < n, in chunk order.
 __global__ void sum_chunks(const float* partial, int chunks, int n, float* out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

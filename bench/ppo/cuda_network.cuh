@@ -178,6 +178,10 @@ public:
     float one = 1, zero = 0;
     BLAS_CHECK(cublasLtMatmul(lt_, plan.desc, &one, x, plan.a, dy, plan.b, &zero, dw, plan.d, dw,
                               plan.d, &plan.algo, nullptr, 0, 0));
+    if (plan.bias_by_kernel) {
+      kernels::column_sums<<<kernels::blocks_for(out, 128), 128>>>(dy, rows, out, db);
+      LAUNCH_CHECK();
+    }
   }
 
   // dX[rows][in] = dY[rows][out] W
@@ -194,27 +198,48 @@ private:
     cublasLtMatmulDesc_t desc;
     cublasLtMatrixLayout_t a, b, d;
     cublasLtMatmulAlgo_t algo;
+    bool bias_by_kernel = false; // the bias gradient is column_sums', not the epilogue's
   };
 
-  // Descriptors and algorithm per distinct call, made on first use.
+  // Descriptors and algorithm per distinct call, made on first use. Where cuBLASLt has no
+  // algorithm for the weight gradient with the BGRADB epilogue (or PPO_CUDA_NO_BGRADB is
+  // set), the bias gradient is left to a kernel.
   const Plan& plan_for(Kind kind, const float* bias, int rows, int in, int out) {
     auto key = std::make_tuple(int(kind), static_cast<const void*>(bias), rows, in, out);
     auto found = plans_.find(key);
     if (found != plans_.end()) return found->second;
     Plan p;
+    bool made = false;
+    if (kind == Kind::kForward)
+      made = make_plan(kind, CUBLASLT_EPILOGUE_BIAS, bias, rows, in, out, p);
+    else if (!getenv("PPO_CUDA_NO_BGRADB"))
+      made = make_plan(kind, CUBLASLT_EPILOGUE_BGRADB, bias, rows, in, out, p);
+    if (!made && kind == Kind::kWeightGrad) {
+      p.bias_by_kernel = true;
+      made = make_plan(kind, CUBLASLT_EPILOGUE_DEFAULT, nullptr, rows, in, out, p);
+    }
+    if (!made) {
+      fprintf(stderr, "ppo_cuda: cuBLASLt has no algorithm for a %d x %d x %d matmul\n", rows, in,
+              out);
+      exit(1);
+    }
+    return plans_.emplace(key, p).first->second;
+  }
+
+  bool make_plan(Kind kind, cublasLtEpilogue_t epilogue, const float* bias, int rows, int in,
+                 int out, Plan& p) {
     BLAS_CHECK(cublasLtMatmulDescCreate(&p.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F));
     cublasOperation_t trans_a = kind == Kind::kForward ? CUBLAS_OP_T : CUBLAS_OP_N;
     cublasOperation_t trans_b = kind == Kind::kForward ? CUBLAS_OP_N : CUBLAS_OP_T;
-    cublasLtEpilogue_t epilogue =
-        kind == Kind::kForward ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_BGRADB;
     BLAS_CHECK(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSA, &trans_a,
                                               sizeof(trans_a)));
     BLAS_CHECK(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_TRANSB, &trans_b,
                                               sizeof(trans_b)));
     BLAS_CHECK(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
                                               sizeof(epilogue)));
-    BLAS_CHECK(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
-                                              sizeof(bias)));
+    if (bias)
+      BLAS_CHECK(cublasLtMatmulDescSetAttribute(p.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
+                                                sizeof(bias)));
     if (kind == Kind::kForward) {
       // D^T[out][rows] = W (stored [in][out] column-major, transposed) times X^T [in][rows].
       BLAS_CHECK(cublasLtMatrixLayoutCreate(&p.a, CUDA_R_32F, in, out, in));
@@ -229,15 +254,17 @@ private:
     }
     cublasLtMatmulHeuristicResult_t result;
     int found_algos = 0;
-    BLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(lt_, p.desc, p.a, p.b, p.d, p.d, nullptr, 1, &result,
-                                              &found_algos));
-    if (found_algos == 0) {
-      fprintf(stderr, "ppo_cuda: cuBLASLt has no algorithm for a %d x %d x %d matmul\n", rows, in,
-              out);
-      exit(1);
+    cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(lt_, p.desc, p.a, p.b, p.d, p.d, nullptr,
+                                                           1, &result, &found_algos);
+    if (status == CUBLAS_STATUS_SUCCESS && found_algos > 0) {
+      p.algo = result.algo;
+      return true;
     }
-    p.algo = result.algo;
-    return plans_.emplace(key, p).first->second;
+    cublasLtMatmulDescDestroy(p.desc);
+    cublasLtMatrixLayoutDestroy(p.a);
+    cublasLtMatrixLayoutDestroy(p.b);
+    cublasLtMatrixLayoutDestroy(p.d);
+    return false;
   }
 
   cublasHandle_t handle_;

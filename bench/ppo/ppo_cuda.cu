@@ -5,6 +5,8 @@
 // on a machine without an NVIDIA GPU it runs under `mimic run`.
 //   ppo_cuda [--iterations N] [--seed S] [--quick] [--epochs E] [--minibatches M]
 //            [--arenas A] [--steps T] [--layernorm warp|block] [--profile]
+// PPO_CUDA_NO_BGRADB=1: bias gradients by a kernel instead of cuBLASLt's BGRADB epilogue
+// (what happens by itself where cuBLASLt offers no algorithm with that epilogue).
 #include <cuda_runtime.h>
 
 #include <chrono>
