@@ -20,6 +20,8 @@ struct Program;
 namespace mimic::amdgpu {
 
 // The RDNA targets Mimic generates code for ("gfx1030", ..., "gfx1201"), in LLVM's names.
+// Defined in targets.cpp (no LLVM), so the HIP binding and `mimic doctor` have them in
+// builds without code generation.
 const std::vector<std::string>& supported_targets();
 bool is_supported_target(std::string_view gfx);
 
