@@ -1,0 +1,80 @@
+// Which devices a CUDA process sees, through Mimic's libcuda.so.1 (loaded with dlopen), with
+// the fake HIP runtime (MIMIC_HIP_LIBRARY) or none. Each test runs in a process of its own
+// with the environment its ctest entry gives (tests/amdgpu/CMakeLists.txt): the backends are
+// chosen once per process.
+#include <cstring>
+#include <string>
+
+#include "../driver/libcuda_loader.h"
+
+namespace {
+
+std::string name_of(CUdevice d) {
+  char name[256] = {};
+  EXPECT_EQ(CU(cuDeviceGetName)(name, sizeof name, d), CUDA_SUCCESS);
+  return name;
+}
+
+int attribute(CUdevice_attribute a, CUdevice d) {
+  int v = -1;
+  EXPECT_EQ(CU(cuDeviceGetAttribute)(&v, a, d), CUDA_SUCCESS);
+  return v;
+}
+
+} // namespace
+
+// MIMIC_HIP_LIBRARY=fake (one gfx1100), MIMIC_BACKEND unset: the GPU is device 0.
+TEST(Registry, AmdGpuFirstThenCpu) {
+  ASSERT_EQ(CU(cuInit)(0), CUDA_SUCCESS);
+  int count = 0;
+  ASSERT_EQ(CU(cuDeviceGetCount)(&count), CUDA_SUCCESS);
+  ASSERT_EQ(count, 2);
+  EXPECT_EQ(name_of(0), "AMD Radeon RX 7900 XTX");
+  EXPECT_EQ(name_of(1).rfind("Mimic CPU", 0), 0u) << name_of(1);
+  EXPECT_EQ(attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0), 96);
+  EXPECT_EQ(attribute(CU_DEVICE_ATTRIBUTE_WARP_SIZE, 0), 32);
+  EXPECT_EQ(attribute(CU_DEVICE_ATTRIBUTE_INTEGRATED, 0), 0);
+  EXPECT_EQ(attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, 0), 65536);
+  size_t total = 0;
+  ASSERT_EQ(CU(cuDeviceTotalMem)(&total, 0), CUDA_SUCCESS);
+  EXPECT_EQ(total, size_t(24) << 30);
+
+  // Memory of the GPU through the driver API: allocated, written, filled and read back.
+  CUcontext ctx = nullptr;
+  ASSERT_EQ(CU(cuDevicePrimaryCtxRetain)(&ctx, 0), CUDA_SUCCESS);
+  ASSERT_EQ(CU(cuCtxSetCurrent)(ctx), CUDA_SUCCESS);
+  CUdeviceptr p = 0;
+  ASSERT_EQ(CU(cuMemAlloc)(&p, 1024), CUDA_SUCCESS);
+  std::vector<uint32_t> host(256);
+  for (size_t i = 0; i < host.size(); ++i)
+    host[i] = uint32_t(i * 3);
+  ASSERT_EQ(CU(cuMemcpyHtoD)(p, host.data(), 1024), CUDA_SUCCESS);
+  ASSERT_EQ(CU(cuMemsetD32)(p + 16, 0x01020304u, 4), CUDA_SUCCESS);
+  std::vector<uint32_t> back(256);
+  ASSERT_EQ(CU(cuMemcpyDtoH)(back.data(), p, 1024), CUDA_SUCCESS);
+  for (size_t i = 0; i < back.size(); ++i)
+    EXPECT_EQ(back[i], i >= 4 && i < 8 ? 0x01020304u : uint32_t(i * 3)) << i;
+  EXPECT_EQ(CU(cuMemFree)(p), CUDA_SUCCESS);
+  EXPECT_EQ(CU(cuDevicePrimaryCtxRelease)(0), CUDA_SUCCESS);
+}
+
+// MIMIC_BACKEND=cpu with the fake runtime present: only the CPU.
+TEST(Registry, CpuForced) {
+  ASSERT_EQ(CU(cuInit)(0), CUDA_SUCCESS);
+  int count = 0;
+  ASSERT_EQ(CU(cuDeviceGetCount)(&count), CUDA_SUCCESS);
+  ASSERT_EQ(count, 1);
+  EXPECT_EQ(name_of(0).rfind("Mimic CPU", 0), 0u) << name_of(0);
+}
+
+// No HIP runtime (MIMIC_HIP_LIBRARY names no file), MIMIC_BACKEND unset: the CPU is device 0.
+TEST(Registry, CpuWithoutHip) {
+  ASSERT_EQ(CU(cuInit)(0), CUDA_SUCCESS);
+  int count = 0;
+  ASSERT_EQ(CU(cuDeviceGetCount)(&count), CUDA_SUCCESS);
+  ASSERT_EQ(count, 1);
+  EXPECT_EQ(name_of(0).rfind("Mimic CPU", 0), 0u) << name_of(0);
+}
+
+// MIMIC_BACKEND=amdgpu and no usable AMD GPU: CUDA finds no device.
+TEST(Registry, AmdgpuForcedWithoutGpu) { EXPECT_EQ(CU(cuInit)(0), CUDA_ERROR_NO_DEVICE); }
