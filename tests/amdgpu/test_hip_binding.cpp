@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <iostream>
 
 #include "backends/amdgpu/amdgpu_backend.h"
 #include "backends/amdgpu/hip_api.h"
@@ -344,4 +345,26 @@ TEST(Probe, MathLibrariesFoundByFileName) {
   EXPECT_EQ(by_name["hipFFT"].path, (dir / "libhipfft.so").string());
   for (const char* name : {"hipBLASLt", "MIOpen", "rocFFT", "rocSPARSE", "rocRAND"})
     EXPECT_TRUE(by_name.count(name)) << name;
+}
+
+// With the system's HIP runtime, whatever it is (skipped where none is installed): the probe
+// answers without crashing and says why there is no usable GPU when there is none.
+TEST(Probe, SystemHipRuntime) {
+  unsetenv("MIMIC_HIP_LIBRARY");
+  ProbeReport r = probe();
+  if (!r.hip_found)
+    GTEST_SKIP() << "no HIP runtime installed: " << r.reason;
+  std::cout << "HIP runtime " << r.hip_path << " " << r.runtime_version_text << " (driver " << r.driver_version_text
+            << ")\n";
+  for (const ProbedGpu& g : r.gpus)
+    std::cout << "  GPU " << g.hip_ordinal << ": " << g.name << " " << g.gfx << " " << (g.total_memory >> 20)
+              << " MiB, " << g.compute_units << " CUs, " << (g.supported ? "supported" : g.reason) << "\n";
+  std::cout << "  usable: " << (r.usable() ? "yes" : "no: " + r.reason) << "\n";
+  for (const ProbedLibrary& l : r.math_libraries)
+    std::cout << "  " << l.name << ": " << (l.present ? l.path : "not found") << "\n";
+  EXPECT_GT(r.runtime_version, 0);
+  EXPECT_EQ(r.usable(), std::any_of(r.gpus.begin(), r.gpus.end(), [](const ProbedGpu& g) { return g.supported; }));
+  if (!r.usable())
+    EXPECT_FALSE(r.reason.empty());
+  EXPECT_EQ(r.math_libraries.size(), 7u);
 }

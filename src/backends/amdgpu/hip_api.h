@@ -24,6 +24,7 @@ struct HipUuid {
 
 constexpr hipError_t hipSuccess = 0;
 constexpr hipError_t hipErrorNoDevice = 100;
+constexpr hipError_t hipErrorInvalidDevice = 101;
 constexpr int hipMemcpyDefault = 4; // hipMemcpyKind: direction from the pointers
 // The `extra` argument of hipModuleLaunchKernel: the packed kernel arguments.
 inline void* const HIP_LAUNCH_PARAM_BUFFER_POINTER = reinterpret_cast<void*>(1);

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#ifndef _WIN32
+#include <unistd.h>
+#endif
 
 #include "backends/amdgpu/code_object.h"
 #include "support/config.h"
@@ -147,12 +150,19 @@ runtime::DeviceProperties map_properties(const HipApi& hip, const HipDevice& d) 
 std::string gfx_of_arch_name(const std::string& arch_name) { return arch_name.substr(0, arch_name.find(':')); }
 
 Result<std::vector<HipDevice>> enumerate_hip_devices(const HipApi& hip) {
-  // HIP answers hipErrorNoDevice from hipInit or hipGetDeviceCount on a machine without a GPU
-  // (or without access to /dev/kfd): the common case, so it gets the plain message.
+  // On a machine without a GPU (or without access to it) HIP answers hipErrorNoDevice, or
+  // hipErrorInvalidDevice (HIP 5's hipInit), from hipInit or hipGetDeviceCount: the common
+  // case, so it gets the plain message, with the usual cause when it is visible.
   auto failed = [&](const char* call, hipError_t e) {
-    if (e == hipErrorNoDevice)
-      return Error("the HIP runtime (" + hip.file + ") finds no GPU: " + call + ": " + hip.describe(e));
-    return Error(std::string(call) + " failed (" + hip.file + "): " + hip.describe(e));
+    std::string what = std::string(call) + ": " + hip.describe(e);
+#ifndef _WIN32
+    if (access("/dev/kfd", R_OK | W_OK) != 0)
+      what += " (/dev/kfd cannot be opened: no amdgpu kernel driver, or this user is not in the "
+              "'render' group)";
+#endif
+    if (e == hipErrorNoDevice || e == hipErrorInvalidDevice)
+      return Error("the HIP runtime (" + hip.file + ") finds no GPU: " + what);
+    return Error("the HIP runtime (" + hip.file + ") cannot start: " + what);
   };
   if (hipError_t e = hip.hipInit(0); e != hipSuccess)
     return failed("hipInit", e);
