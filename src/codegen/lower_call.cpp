@@ -62,7 +62,8 @@ void FunctionLowering::lower_call(const ptx::Instruction& ins) {
                          "' is an external function that neither the program nor the CUDA device runtime "
                          "(printf, assert, malloc, free) defines");
   }
-  const bool in_place = decl && lowering_.has_split_points(*decl);
+  // (A GPU has no split points: functions that wait for other threads are called too.)
+  const bool in_place = !gpu() && decl && lowering_.has_split_points(*decl);
   if (in_place) {
     // lowered below, where the arguments are
   } else if (decl) {
@@ -118,6 +119,12 @@ void FunctionLowering::lower_call(const ptx::Instruction& ins) {
     sp = b_.CreateAdd(local_sp_, sp);
   Type* ptr = b_.getPtrTy();
   FunctionType* type = FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, b_.getInt32Ty(), b_.getInt64Ty()}, false);
+  if (gpu()) { // no block state, thread loop or shared local window; a trap ends the wave
+    b_.CreateCall(type, callee, {argv, retv, ConstantPointerNull::get(b_.getPtrTy()), b_.getInt32(0), b_.getInt64(0)});
+    for (auto& [operand, tmp] : register_returns)
+      store(ins, *operand, b_.CreateLoad(tmp->getAllocatedType(), tmp), false);
+    return;
+  }
   b_.CreateCall(type, callee, {argv, retv, block_, thread_index(), sp});
   for (auto& [operand, tmp] : register_returns)
     store(ins, *operand, b_.CreateLoad(tmp->getAllocatedType(), tmp), false);
@@ -197,6 +204,10 @@ bool FunctionLowering::lower_builtin_call(const ptx::Instruction& ins, std::stri
     return value(ins, e, t, false);
   };
   auto as_pointer = [&](Value* v) { return b_.CreateIntToPtr(v, ptr); };
+  if (gpu() && (name == "vprintf" || name == "malloc" || name == "free" || name == "__assertfail"))
+    unsupported(ins, "'" + std::string(name) + "' (the CUDA device runtime's " +
+                         (name == "vprintf" ? "printf" : name == "__assertfail" ? "assert" : "heap") +
+                         ") is not supported on amdgpu yet");
   auto set_return = [&](Value* v) {
     if (!rets || rets->count == 0)
       return;
