@@ -52,4 +52,9 @@ struct CodeObject {
 Result<CodeObject> compile_code_object(const runtime::Program& program, std::string_view gfx,
                                        const std::map<std::string, void*, std::less<>>* globals);
 
+// The same compilation as text, for `mimic compile --emit` and the tests: the optimised
+// LLVM IR, or the AMDGPU assembly (with the variables defined, as globals == nullptr).
+enum class TextForm { LlvmIr, Assembly };
+Result<std::string> compile_to_text(const runtime::Program& program, std::string_view gfx, TextForm form);
+
 } // namespace mimic::amdgpu

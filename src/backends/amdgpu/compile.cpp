@@ -1,0 +1,501 @@
+// PTX programs compiled into AMDGPU code objects in-process (code_object.h): the shared
+// lowering in its GPU form (codegen/lower_gpu.cpp), LLVM's AMDGPU backend for RDNA in wave32
+// with code object version 5 (what ROCm 6 and 7 load), and lld linking the relocatable
+// object into the shared object the HIP runtime loads. The facts a launch needs (argument
+// segment size, static LDS) are read back from the code object's own metadata note.
+#include "backends/amdgpu/code_object.h"
+
+#include <cstdio>
+#include <cstring>
+#include <cuda.h>
+#include <cstdlib>
+#include <mutex>
+#include <unistd.h>
+
+#include <llvm/BinaryFormat/ELF.h>
+#include <llvm/BinaryFormat/MsgPackDocument.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Object/ELFObjectFile.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+#include <llvm/Transforms/Scalar/InferAddressSpaces.h>
+#include <llvm/Transforms/Scalar/SROA.h>
+
+#include <lld/Common/Driver.h>
+
+#include "codegen/lower.h"
+#include "runtime/program.h"
+
+LLD_HAS_DRIVER(elf)
+
+namespace mimic::amdgpu {
+
+namespace {
+
+constexpr unsigned kCodeObjectVersion = 5; // ROCm 6 and 7 load v5 (v6 needs ROCm 6.2+ loaders)
+
+// LLVM's AMDGPU target, registered once (the CPU backend registers only the host's).
+void initialise_amdgpu() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTarget();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUAsmPrinter();
+  });
+}
+
+// LLVM reports errors of code generation (LDS over the limit, unsupported operations)
+// through the context; they are collected and returned instead of ending the process.
+struct Diagnostics {
+  std::string errors;
+  static void handle(const llvm::DiagnosticInfo* info, void* self) {
+    if (info->getSeverity() != llvm::DS_Error)
+      return;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    llvm::DiagnosticPrinterRawOStream printer(os);
+    info->print(printer);
+    auto* d = static_cast<Diagnostics*>(self);
+    if (!d->errors.empty())
+      d->errors += "; ";
+    d->errors += text;
+  }
+};
+
+Result<std::unique_ptr<llvm::TargetMachine>> make_target_machine(std::string_view gfx) {
+  initialise_amdgpu();
+  llvm::Triple triple("amdgcn-amd-amdhsa");
+  std::string error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return Error("the LLVM this Mimic was built with has no AMDGPU target: " + error, CUDA_ERROR_NOT_SUPPORTED);
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, std::string(gfx), "+wavefrontsize32", options, llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+  if (!tm)
+    return Error("LLVM cannot generate code for " + std::string(gfx), CUDA_ERROR_NOT_SUPPORTED);
+  return tm;
+}
+
+// The lowering leaves allocas in address space 0; AMDGPU keeps them in private memory (5).
+// Each becomes a private alloca seen through a generic pointer, which InferAddressSpaces
+// and SROA turn back into private accesses or registers.
+void move_allocas_to_private(llvm::Module& m) {
+  unsigned space = m.getDataLayout().getAllocaAddrSpace();
+  std::vector<llvm::AllocaInst*> moved;
+  for (llvm::Function& f : m)
+    for (llvm::BasicBlock& bb : f)
+      for (llvm::Instruction& i : bb)
+        if (auto* a = llvm::dyn_cast<llvm::AllocaInst>(&i); a && a->getAddressSpace() != space)
+          moved.push_back(a);
+  for (llvm::AllocaInst* a : moved) {
+    llvm::IRBuilder<> b(a);
+    llvm::AllocaInst* fresh = b.CreateAlloca(a->getAllocatedType(), space, a->getArraySize());
+    fresh->setAlignment(a->getAlign());
+    fresh->takeName(a);
+    a->replaceAllUsesWith(b.CreateAddrSpaceCast(fresh, a->getType()));
+    a->eraseFromParent();
+  }
+}
+
+// Math the AMDGPU backend has no instruction or library call for: exp2/tanh/log2/sin/cos on
+// halves go through f32 (PTX's f16 approximations are within f32's), and tanh.approx.f32 is
+// computed from exp2 (within PTX's 2^-11 relative error: an odd polynomial near 0, where
+// (1 - e) / (1 + e) would cancel).
+void lower_unsupported_math(llvm::Module& m) {
+  std::vector<llvm::IntrinsicInst*> calls;
+  for (llvm::Function& f : m)
+    for (llvm::BasicBlock& bb : f)
+      for (llvm::Instruction& i : bb)
+        if (auto* c = llvm::dyn_cast<llvm::IntrinsicInst>(&i))
+          switch (c->getIntrinsicID()) {
+          case llvm::Intrinsic::tanh:
+          case llvm::Intrinsic::exp2:
+          case llvm::Intrinsic::log2:
+          case llvm::Intrinsic::sin:
+          case llvm::Intrinsic::cos:
+            calls.push_back(c);
+            break;
+          default:
+            break;
+          }
+  for (llvm::IntrinsicInst* c : calls) {
+    llvm::IRBuilder<> b(c);
+    llvm::Value* x = c->getArgOperand(0);
+    llvm::Type* type = x->getType();
+    llvm::Type* element = type->getScalarType();
+    if (!element->isHalfTy() && !element->isBFloatTy() && !(element->isFloatTy() && c->getIntrinsicID() == llvm::Intrinsic::tanh))
+      continue;
+    llvm::Type* f32 = type->getWithNewType(b.getFloatTy());
+    llvm::Value* wide = element->isFloatTy() ? x : b.CreateFPExt(x, f32);
+    llvm::Value* r;
+    if (c->getIntrinsicID() == llvm::Intrinsic::tanh) {
+      llvm::Value* a = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, wide);
+      llvm::Value* e = b.CreateUnaryIntrinsic(llvm::Intrinsic::exp2,
+                                              b.CreateFMul(a, llvm::ConstantFP::get(f32, -2.0 * 1.4426950408889634)));
+      llvm::Value* far = b.CreateFDiv(b.CreateFSub(llvm::ConstantFP::get(f32, 1.0), e),
+                                      b.CreateFAdd(llvm::ConstantFP::get(f32, 1.0), e));
+      llvm::Value* a2 = b.CreateFMul(a, a);
+      // a - a^3/3 + 2a^5/15 - 17a^7/315
+      llvm::Value* poly = llvm::ConstantFP::get(f32, -17.0 / 315.0);
+      poly = b.CreateFAdd(b.CreateFMul(poly, a2), llvm::ConstantFP::get(f32, 2.0 / 15.0));
+      poly = b.CreateFAdd(b.CreateFMul(poly, a2), llvm::ConstantFP::get(f32, -1.0 / 3.0));
+      poly = b.CreateFAdd(b.CreateFMul(b.CreateFMul(poly, a2), a), a);
+      llvm::Value* near = b.CreateFCmpOLT(a, llvm::ConstantFP::get(f32, 0.0625));
+      r = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, b.CreateSelect(near, poly, far), wide);
+      r = b.CreateSelect(b.CreateFCmpUNO(wide, wide), wide, r); // NaN stays NaN
+    } else {
+      r = b.CreateUnaryIntrinsic(c->getIntrinsicID(), wide);
+    }
+    if (!element->isFloatTy())
+      r = b.CreateFPTrunc(r, type);
+    c->replaceAllUsesWith(r);
+    c->eraseFromParent();
+  }
+}
+
+void optimise(llvm::Module& m, llvm::TargetMachine& tm) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(&tm);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm;
+  {
+    llvm::FunctionPassManager first;
+    first.addPass(llvm::InferAddressSpacesPass());
+    first.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
+    mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(first)));
+  }
+  mpm.addPass(pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2));
+  mpm.run(m, mam);
+}
+
+// With no runtime addresses (`mimic compile`), the code object defines the module's
+// variables itself, named as in PTX, with their initial values. An initializer that names
+// a symbol (a variable, a function) becomes a relocated 64-bit address.
+Status define_globals(const runtime::Program& program, const codegen::LoweredProgram& lp, llvm::Module& m) {
+  llvm::LLVMContext& c = m.getContext();
+  llvm::Type* i8 = llvm::Type::getInt8Ty(c);
+  llvm::Type* i64 = llvm::Type::getInt64Ty(c);
+  // Each initializer is written twice with different stand-ins for symbol addresses: the
+  // 64-bit words that differ are addresses, the stand-in says which symbol and offset.
+  std::vector<std::string> named;
+  auto stand_in = [&](uint64_t tag) {
+    return [&named, tag](std::string_view name) -> Result<uint64_t> {
+      size_t k = 0;
+      while (k < named.size() && named[k] != name)
+        ++k;
+      if (k == named.size())
+        named.emplace_back(name);
+      return (uint64_t(k + 1) << 40) | tag;
+    };
+  };
+  struct Pending {
+    llvm::GlobalVariable* old;
+    const runtime::GlobalInfo* info;
+  };
+  std::vector<Pending> pending;
+  for (const std::string& name : lp.globals) {
+    llvm::GlobalVariable* g = m.getNamedGlobal(codegen::global_symbol(name));
+    const runtime::GlobalInfo* info = program.global(name);
+    if (!g || !info)
+      return Error(program.origin + ": internal error, no variable '" + name + "' to define", CUDA_ERROR_INVALID_PTX);
+    pending.push_back({g, info});
+  }
+  for (const Pending& p : pending) {
+    const runtime::GlobalInfo& info = *p.info;
+    std::vector<uint8_t> a(info.size), b(info.size);
+    if (Status s = runtime::initialize_global(info, a.data(), stand_in(0)); !s)
+      return Error(program.origin + ": " + s.error().message(), CUDA_ERROR_INVALID_PTX);
+    if (Status s = runtime::initialize_global(info, b.data(), stand_in(1ull << 62)); !s)
+      return Error(program.origin + ": " + s.error().message(), CUDA_ERROR_INVALID_PTX);
+    std::vector<llvm::Constant*> parts;
+    std::vector<uint8_t> run;
+    auto flush = [&] {
+      if (!run.empty())
+        parts.push_back(llvm::ConstantDataArray::get(c, run));
+      run.clear();
+    };
+    for (size_t at = 0; at < info.size;) {
+      if (at % 8 == 0 && at + 8 <= info.size && std::memcmp(&a[at], &b[at], 8) != 0) {
+        uint64_t word;
+        std::memcpy(&word, &a[at], 8);
+        size_t k = size_t(word >> 40) - 1;
+        uint64_t offset = word & ((1ull << 40) - 1);
+        if (k >= named.size())
+          return Error(program.origin + ": cannot read the initializer of '" + info.name + "'", CUDA_ERROR_INVALID_PTX);
+        llvm::Constant* target = m.getNamedGlobal(codegen::global_symbol(named[k]));
+        if (!target)
+          for (const auto& [ptx_name, symbol] : lp.address_taken)
+            if (ptx_name == named[k])
+              target = m.getFunction(symbol);
+        if (!target)
+          return Error(program.origin + ": the initializer of '" + info.name + "' names '" + named[k] +
+                           "', which is neither a variable nor a function of the program",
+                       CUDA_ERROR_INVALID_PTX);
+        flush();
+        llvm::Constant* address = llvm::ConstantExpr::getPtrToInt(target, i64);
+        if (offset)
+          address = llvm::ConstantExpr::getAdd(address, llvm::ConstantInt::get(i64, offset));
+        parts.push_back(address);
+        at += 8;
+        continue;
+      }
+      run.push_back(a[at++]);
+    }
+    flush();
+    llvm::Constant* init = parts.size() == 1 && !parts[0]->getType()->isIntegerTy()
+                               ? parts[0]
+                               : llvm::ConstantStruct::getAnon(c, parts, true);
+    if (parts.empty())
+      init = llvm::ConstantAggregateZero::get(llvm::ArrayType::get(i8, 1));
+    auto* g = new llvm::GlobalVariable(m, init->getType(), false, llvm::GlobalValue::ExternalLinkage, init, info.name,
+                                       nullptr, llvm::GlobalValue::NotThreadLocal, 1);
+    g->setAlignment(llvm::Align(std::max<size_t>(info.align, 1)));
+    g->setVisibility(llvm::GlobalValue::ProtectedVisibility);
+    p.old->replaceAllUsesWith(g);
+    p.old->eraseFromParent();
+    if (g->getName() != info.name)
+      return Error(program.origin + ": the variable '" + info.name + "' has the name of another symbol",
+                   CUDA_ERROR_INVALID_PTX);
+  }
+  return {};
+}
+
+// The relocatable object (or assembly) of the lowered module.
+Result<std::string> emit(llvm::Module& m, llvm::TargetMachine& tm, llvm::CodeGenFileType type, Diagnostics& d) {
+  llvm::SmallVector<char, 0> out;
+  llvm::raw_svector_ostream os(out);
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, os, nullptr, type))
+    return Error("LLVM cannot emit code for " + tm.getTargetCPU().str(), CUDA_ERROR_NOT_SUPPORTED);
+  pm.run(m);
+  if (!d.errors.empty())
+    return Error(d.errors, CUDA_ERROR_INVALID_PTX);
+  return std::string(out.begin(), out.end());
+}
+
+// lld as a library keeps global state: one link at a time, and none after a link that
+// says it cannot run again.
+Result<std::vector<uint8_t>> link(const std::string& object, const std::vector<std::string>& defsyms,
+                                  const std::string& origin) {
+  static std::mutex mutex;
+  static bool broken = false;
+  std::lock_guard lock(mutex);
+  if (broken)
+    return Error("the in-process linker failed earlier and cannot run again in this process", CUDA_ERROR_UNKNOWN);
+  llvm::SmallString<128> dir;
+  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("mimic-amdgpu", dir))
+    return Error("cannot create a temporary folder to link in: " + ec.message(), CUDA_ERROR_UNKNOWN);
+  std::string in = std::string(dir) + "/code.o", out = std::string(dir) + "/code.hsaco";
+  auto cleanup = [&] {
+    std::remove(in.c_str());
+    std::remove(out.c_str());
+    llvm::sys::fs::remove(dir);
+  };
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(in, ec);
+    if (ec) {
+      cleanup();
+      return Error("cannot write " + in + ": " + ec.message(), CUDA_ERROR_UNKNOWN);
+    }
+    os << object;
+  }
+  std::vector<const char*> args{"ld.lld", "-shared", "--no-undefined", "-o", out.c_str(), in.c_str()};
+  for (const std::string& d : defsyms)
+    args.push_back(d.c_str());
+  std::string messages;
+  llvm::raw_string_ostream errs(messages);
+  llvm::raw_null_ostream outs;
+  lld::Result r = lld::lldMain(args, outs, errs, {{lld::Gnu, &lld::elf::link}});
+  broken = !r.canRunAgain;
+  if (r.retCode != 0) {
+    cleanup();
+    return Error(origin + ": linking the AMDGPU code object failed: " + messages, CUDA_ERROR_INVALID_PTX);
+  }
+  auto file = llvm::MemoryBuffer::getFile(out);
+  if (!file) {
+    cleanup();
+    return Error("cannot read the linked code object " + out, CUDA_ERROR_UNKNOWN);
+  }
+  std::vector<uint8_t> elf((*file)->getBufferStart(), (*file)->getBufferEnd());
+  cleanup();
+  return elf;
+}
+
+// Each kernel's facts from the code object's NT_AMDGPU_METADATA note (msgpack).
+Status read_kernel_facts(CodeObject& co) {
+  llvm::StringRef bytes(reinterpret_cast<const char*>(co.elf.data()), co.elf.size());
+  auto elf = llvm::object::ELF64LEFile::create(bytes);
+  if (!elf)
+    return Error("the linked code object is not a 64-bit ELF: " + llvm::toString(elf.takeError()), CUDA_ERROR_UNKNOWN);
+  auto sections = elf->sections();
+  if (!sections)
+    return Error("the linked code object has no section table", CUDA_ERROR_UNKNOWN);
+  llvm::msgpack::Document doc;
+  bool found = false;
+  for (const auto& sec : *sections) {
+    if (sec.sh_type != llvm::ELF::SHT_NOTE)
+      continue;
+    llvm::Error err = llvm::Error::success();
+    for (const auto& note : elf->notes(sec, err))
+      if (note.getName() == "AMDGPU" && note.getType() == llvm::ELF::NT_AMDGPU_METADATA) {
+        llvm::ArrayRef<uint8_t> desc = note.getDesc(sec.sh_addralign);
+        found = doc.readFromBlob(llvm::StringRef(reinterpret_cast<const char*>(desc.data()), desc.size()), false);
+      }
+    if (err)
+      return Error("cannot read the code object's notes: " + llvm::toString(std::move(err)), CUDA_ERROR_UNKNOWN);
+  }
+  if (!found)
+    return Error("the code object has no AMDGPU metadata note", CUDA_ERROR_UNKNOWN);
+  auto& root = doc.getRoot().getMap(true);
+  auto kernels = root.find(doc.getNode("amdhsa.kernels"));
+  if (kernels == root.end() || kernels->second.getKind() != llvm::msgpack::Type::Array)
+    return Error("the code object's metadata lists no kernels", CUDA_ERROR_UNKNOWN);
+  for (auto& entry : kernels->second.getArray()) {
+    if (entry.getKind() != llvm::msgpack::Type::Map)
+      continue;
+    auto& k = entry.getMap();
+    auto field = [&](const char* key) -> uint64_t {
+      auto it = k.find(doc.getNode(key));
+      if (it == k.end())
+        return 0;
+      if (it->second.getKind() == llvm::msgpack::Type::UInt)
+        return it->second.getUInt();
+      if (it->second.getKind() == llvm::msgpack::Type::Int)
+        return uint64_t(it->second.getInt());
+      return 0;
+    };
+    auto name = k.find(doc.getNode(".name"));
+    if (name == k.end() || name->second.getKind() != llvm::msgpack::Type::String)
+      continue;
+    for (KernelObject& ko : co.kernels)
+      if (ko.name == name->second.getString()) {
+        ko.kernarg_bytes = field(".kernarg_segment_size");
+        ko.static_lds_bytes = field(".group_segment_fixed_size");
+        if (uint64_t n = field(".max_flat_workgroup_size"))
+          ko.max_threads_per_block = unsigned(n);
+      }
+  }
+  return {};
+}
+
+struct Lowered {
+  codegen::LoweredProgram program;
+  std::unique_ptr<llvm::TargetMachine> tm;
+  std::unique_ptr<Diagnostics> diagnostics;
+};
+
+// Lowered, made AMDGPU's and optimised: what every output form starts from.
+Result<Lowered> lower_for(const runtime::Program& program, std::string_view gfx,
+                          const std::map<std::string, void*, std::less<>>* globals) {
+  if (!is_supported_target(gfx)) {
+    std::string all;
+    for (const std::string& t : supported_targets())
+      all += (all.empty() ? "" : ", ") + t;
+    return Error("'" + std::string(gfx) + "' is not an AMD GPU Mimic generates code for (supported: " + all + ")",
+                 CUDA_ERROR_NOT_SUPPORTED);
+  }
+  auto tm = make_target_machine(gfx);
+  if (!tm)
+    return tm.error();
+  auto lowered = codegen::lower(program, codegen::LowerOptions{codegen::Target::Amdgpu, false});
+  if (!lowered)
+    return lowered.error();
+  Lowered out{std::move(lowered.value()), std::move(tm.value()), std::make_unique<Diagnostics>()};
+  llvm::Module& m = *out.program.module;
+  m.getContext().setDiagnosticHandlerCallBack(&Diagnostics::handle, out.diagnostics.get());
+  m.setTargetTriple(out.tm->getTargetTriple());
+  m.setDataLayout(out.tm->createDataLayout());
+  m.addModuleFlag(llvm::Module::Error, "amdhsa_code_object_version", kCodeObjectVersion * 100);
+  for (llvm::Function& f : m)
+    if (!f.isDeclaration()) {
+      f.addFnAttr("target-cpu", gfx);
+      f.addFnAttr("target-features", "+wavefrontsize32");
+    }
+  move_allocas_to_private(m);
+  lower_unsupported_math(m);
+  if (!globals) {
+    if (Status s = define_globals(program, out.program, m); !s)
+      return s.error();
+  }
+  std::string broken;
+  llvm::raw_string_ostream os(broken);
+  if (llvm::verifyModule(m, &os))
+    return Error(program.origin + ": internal error, the AMDGPU IR is invalid: " + broken, CUDA_ERROR_INVALID_PTX);
+  optimise(m, *out.tm);
+  return out;
+}
+
+} // namespace
+
+Result<CodeObject> compile_code_object(const runtime::Program& program, std::string_view gfx,
+                                       const std::map<std::string, void*, std::less<>>* globals) {
+  auto lowered = lower_for(program, gfx, globals);
+  if (!lowered)
+    return lowered.error();
+  Lowered& l = lowered.value();
+  std::vector<std::string> defsyms;
+  if (globals)
+    for (const std::string& name : l.program.globals) {
+      auto it = globals->find(name);
+      if (it == globals->end())
+        return Error(program.origin + ": global '" + name + "' has no address in this module", CUDA_ERROR_INVALID_PTX);
+      char address[32];
+      snprintf(address, sizeof address, "0x%llx", static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(it->second)));
+      defsyms.push_back("--defsym=" + codegen::global_symbol(name) + "=" + address);
+    }
+  auto object = emit(*l.program.module, *l.tm, llvm::CodeGenFileType::ObjectFile, *l.diagnostics);
+  if (!object)
+    return Error(program.origin + " for " + std::string(gfx) + ": " + object.error().message(), object.error().code());
+  auto elf = link(object.value(), defsyms, program.origin);
+  if (!elf)
+    return elf.error();
+  CodeObject co;
+  co.target = std::string(gfx);
+  co.elf = std::move(elf.value());
+  for (size_t i = 0; i < program.kernels.size(); ++i) {
+    KernelObject k;
+    k.name = program.kernels[i].name;
+    k.grid_sync = l.program.kernels[i].grid_sync;
+    co.kernels.push_back(std::move(k));
+  }
+  if (Status s = read_kernel_facts(co); !s)
+    return s.error();
+  return co;
+}
+
+Result<std::string> compile_to_text(const runtime::Program& program, std::string_view gfx, TextForm form) {
+  auto lowered = lower_for(program, gfx, nullptr);
+  if (!lowered)
+    return lowered.error();
+  Lowered& l = lowered.value();
+  if (form == TextForm::LlvmIr) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    l.program.module->print(os, nullptr);
+    return text;
+  }
+  return emit(*l.program.module, *l.tm, llvm::CodeGenFileType::AssemblyFile, *l.diagnostics);
+}
+
+} // namespace mimic::amdgpu
