@@ -24,8 +24,7 @@ std::vector<Backend*> available_backends() {
         // Asked for explicitly: say why there is no device rather than fall back.
         log_error("MIMIC_BACKEND=amdgpu: no AMD GPU available: " + amdgpu.error().message());
     }
-    if (choice != config::BackendChoice::Amdgpu)
-      v->push_back(cpu::create_cpu_backend().release());
+    if (choice != config::BackendChoice::Amdgpu) v->push_back(cpu::create_cpu_backend().release());
     return v;
   }();
   return *backends;

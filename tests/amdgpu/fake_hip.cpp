@@ -35,10 +35,8 @@ std::vector<std::string> devices() {
   std::vector<std::string> out;
   for (size_t start = 0; start < s.size();) {
     size_t end = s.find(',', start);
-    if (end == std::string::npos)
-      end = s.size();
-    if (end > start)
-      out.push_back(s.substr(start, end - start));
+    if (end == std::string::npos) end = s.size();
+    if (end > start) out.push_back(s.substr(start, end - start));
     start = end + 1;
   }
   return out;
@@ -49,7 +47,9 @@ std::string gfx(int device) {
   return arch.substr(0, arch.find(':'));
 }
 
-bool valid(int device) { return device >= 0 && size_t(device) < devices().size(); }
+bool valid(int device) {
+  return device >= 0 && size_t(device) < devices().size();
+}
 
 std::mutex mutex;
 std::map<void*, size_t> allocations;
@@ -63,70 +63,81 @@ FakeHipLaunch last_launch{};
 
 EXPORT const char* hipGetErrorString(hipError_t e) {
   switch (e) {
-  case 0: return "no error";
-  case 1: return "invalid argument";
-  case 2: return "out of memory";
-  case 100: return "no ROCm-capable device is detected";
-  case 101: return "invalid device ordinal";
-  case 200: return "device kernel image is invalid";
-  case 500: return "named symbol not found";
-  case 700: return "an illegal memory access was encountered";
-  default: return "unknown error";
+  case 0:
+    return "no error";
+  case 1:
+    return "invalid argument";
+  case 2:
+    return "out of memory";
+  case 100:
+    return "no ROCm-capable device is detected";
+  case 101:
+    return "invalid device ordinal";
+  case 200:
+    return "device kernel image is invalid";
+  case 500:
+    return "named symbol not found";
+  case 700:
+    return "an illegal memory access was encountered";
+  default:
+    return "unknown error";
   }
 }
 
-EXPORT hipError_t hipInit(unsigned int flags) { return flags ? 1 : devices().empty() ? 100 : 0; }
+EXPORT hipError_t hipInit(unsigned int flags) {
+  return flags ? 1 : devices().empty() ? 100 : 0;
+}
 EXPORT hipError_t hipRuntimeGetVersion(int* v) {
   *v = FAKE_HIP_VERSION == 6 ? 60443482 : 50223153;
   return 0;
 }
-EXPORT hipError_t hipDriverGetVersion(int* v) { return hipRuntimeGetVersion(v); }
+EXPORT hipError_t hipDriverGetVersion(int* v) {
+  return hipRuntimeGetVersion(v);
+}
 EXPORT hipError_t hipGetDeviceCount(int* count) {
   *count = int(devices().size());
   return *count ? 0 : 100;
 }
 EXPORT hipError_t hipDeviceGetName(char* name, int length, int device) {
-  if (!valid(device))
-    return 101;
+  if (!valid(device)) return 101;
   std::string g = gfx(device);
-  std::string n = g == "gfx1100" ? "AMD Radeon RX 7900 XTX" : g == "gfx906" ? "AMD Radeon VII" : "Fake AMD GPU " + g;
+  std::string n = g == "gfx1100"  ? "AMD Radeon RX 7900 XTX"
+                  : g == "gfx906" ? "AMD Radeon VII"
+                                  : "Fake AMD GPU " + g;
   snprintf(name, size_t(length), "%s", n.c_str());
   return 0;
 }
 EXPORT hipError_t hipDeviceTotalMem(size_t* bytes, int device) {
-  if (!valid(device))
-    return 101;
+  if (!valid(device)) return 101;
   *bytes = size_t(24) << 30;
   return 0;
 }
 EXPORT hipError_t hipDeviceGetAttribute(int* value, int attribute, int device) {
-  if (!valid(device))
-    return 101;
+  if (!valid(device)) return 101;
   static const std::map<int, int> values = {
-      {2, 2},          {5, 2482000},    {9, 0},         {10, 1},        {16, 0},      {19, 6291456},
-      {24, 1},         {26, 1024},      {27, 1024},     {28, 1024},     {29, 2147483647}, {30, 2147483647},
-      {31, 2147483647}, {56, 1024},     {57, 2048},     {59, 384},      {60, 1250000}, {63, 96},
-      {65, 0},         {67, 3},         {68, 0},        {69, 0},        {71, 65536},  {72, 65536},
-      {74, 65536},     {76, 65536},     {82, 256},      {87, 32},       {10002, 65536},
+      {2, 2},           {5, 2482000}, {9, 0},     {10, 1},    {16, 0},          {19, 6291456},
+      {24, 1},          {26, 1024},   {27, 1024}, {28, 1024}, {29, 2147483647}, {30, 2147483647},
+      {31, 2147483647}, {56, 1024},   {57, 2048}, {59, 384},  {60, 1250000},    {63, 96},
+      {65, 0},          {67, 3},      {68, 0},    {69, 0},    {71, 65536},      {72, 65536},
+      {74, 65536},      {76, 65536},  {82, 256},  {87, 32},   {10002, 65536},
   };
   auto it = values.find(attribute);
-  if (it == values.end())
-    return 1; // as HIP answers an attribute it does not know
+  if (it == values.end()) return 1; // as HIP answers an attribute it does not know
   *value = it->second;
   return 0;
 }
 EXPORT hipError_t hipSetDevice(int device) {
-  if (!valid(device))
-    return 101;
+  if (!valid(device)) return 101;
   current_device = device;
   return 0;
 }
-EXPORT hipError_t hipDeviceSynchronize() { return 0; }
+EXPORT hipError_t hipDeviceSynchronize() {
+  return 0;
+}
 
 #if FAKE_HIP_VERSION == 6
 EXPORT hipError_t hipGetDevicePropertiesR0600(void* properties, int device) {
-  if (!valid(device))
-    return 101;
+  if (!valid(device)) return 101;
   char* p = static_cast<char*>(properties);
   std::memset(p, 0, 1472);
   hipDeviceGetName(p, 256, device);
@@ -134,16 +145,14 @@ EXPORT hipError_t hipGetDevicePropertiesR0600(void* properties, int device) {
   return 0;
 }
 EXPORT hipError_t hipDeviceGetUuid(char* uuid, int device) {
-  if (!valid(device))
-    return 101;
+  if (!valid(device)) return 101;
   for (int i = 0; i < 16; ++i)
     uuid[i] = char(0xa0 + i + device);
   return 0;
 }
 #else
 EXPORT hipError_t hipGetDeviceProperties(void* properties, int device) {
-  if (!valid(device))
-    return 101;
+  if (!valid(device)) return 101;
   char* p = static_cast<char*>(properties);
   std::memset(p, 0, 792);
   hipDeviceGetName(p, 256, device);
@@ -154,8 +163,7 @@ EXPORT hipError_t hipGetDeviceProperties(void* properties, int device) {
 
 #ifndef FAKE_HIP_INCOMPLETE
 EXPORT hipError_t hipMalloc(void** pointer, size_t bytes) {
-  if (bytes > (size_t(24) << 30))
-    return 2;
+  if (bytes > (size_t(24) << 30)) return 2;
   *pointer = std::aligned_alloc(256, (bytes + 255) & ~size_t(255));
   std::lock_guard lock(mutex);
   allocations[*pointer] = bytes;
@@ -164,14 +172,12 @@ EXPORT hipError_t hipMalloc(void** pointer, size_t bytes) {
 #endif
 EXPORT hipError_t hipFree(void* pointer) {
   std::lock_guard lock(mutex);
-  if (!allocations.erase(pointer))
-    return 17; // hipErrorInvalidDevicePointer
+  if (!allocations.erase(pointer)) return 17; // hipErrorInvalidDevicePointer
   std::free(pointer);
   return 0;
 }
 EXPORT hipError_t hipMemcpy(void* dst, const void* src, size_t bytes, int kind) {
-  if (kind != 4)
-    return 21; // Mimic always lets HIP tell the direction (hipMemcpyDefault)
+  if (kind != 4) return 21; // Mimic always lets HIP tell the direction (hipMemcpyDefault)
   std::memmove(dst, src, bytes);
   return 0;
 }
@@ -191,7 +197,10 @@ EXPORT hipError_t hipMemsetD32(void* dst, int value, size_t count) {
 }
 
 EXPORT hipError_t hipModuleLoadData(void** module, const void* image) {
-  if (std::memcmp(image, "\x7f" "ELF", 4) != 0)
+  if (std::memcmp(image,
+                  "\x7f"
+                  "ELF",
+                  4) != 0)
     return 200;
   *module = new int(1);
   return 0;
@@ -201,14 +210,14 @@ EXPORT hipError_t hipModuleUnload(void* module) {
   return 0;
 }
 EXPORT hipError_t hipModuleGetFunction(void** function, void*, const char* name) {
-  if (std::string(name) == "missing_kernel")
-    return 500;
+  if (std::string(name) == "missing_kernel") return 500;
   *function = new FakeFunction{name};
   return 0;
 }
 
 namespace {
-hipError_t record(void* function, const unsigned* grid, const unsigned* block, unsigned shared, bool cooperative) {
+hipError_t record(void* function, const unsigned* grid, const unsigned* block, unsigned shared,
+                  bool cooperative) {
   std::lock_guard lock(mutex);
   last_launch.kernel = static_cast<FakeFunction*>(function)->name;
   std::memcpy(last_launch.grid, grid, sizeof last_launch.grid);
@@ -223,11 +232,11 @@ hipError_t record(void* function, const unsigned* grid, const unsigned* block, u
 }
 } // namespace
 
-EXPORT hipError_t hipModuleLaunchKernel(void* function, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                                        unsigned by, unsigned bz, unsigned shared, void*, void** params,
-                                        void** extra) {
-  if (params || !extra || extra[0] != reinterpret_cast<void*>(1) || extra[2] != reinterpret_cast<void*>(2) ||
-      extra[4] != reinterpret_cast<void*>(3))
+EXPORT hipError_t hipModuleLaunchKernel(void* function, unsigned gx, unsigned gy, unsigned gz,
+                                        unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                                        void*, void** params, void** extra) {
+  if (params || !extra || extra[0] != reinterpret_cast<void*>(1) ||
+      extra[2] != reinterpret_cast<void*>(2) || extra[4] != reinterpret_cast<void*>(3))
     return 1;
   const auto* bytes = static_cast<const uint8_t*>(extra[1]);
   size_t size = *static_cast<size_t*>(extra[3]);
@@ -237,8 +246,9 @@ EXPORT hipError_t hipModuleLaunchKernel(void* function, unsigned gx, unsigned gy
 }
 
 #if FAKE_HIP_VERSION == 6
-EXPORT hipError_t hipModuleLaunchCooperativeKernel(void* function, unsigned gx, unsigned gy, unsigned gz,
-                                                   unsigned bx, unsigned by, unsigned bz, unsigned shared, void*,
+EXPORT hipError_t hipModuleLaunchCooperativeKernel(void* function, unsigned gx, unsigned gy,
+                                                   unsigned gz, unsigned bx, unsigned by,
+                                                   unsigned bz, unsigned shared, void*,
                                                    void** params) {
   last_launch.param_pointers.assign(params, params + cooperative_param_count);
   unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
@@ -247,9 +257,15 @@ EXPORT hipError_t hipModuleLaunchCooperativeKernel(void* function, unsigned gx, 
 #endif
 
 // Test hooks (not HIP functions).
-EXPORT void fakeHipSetCooperativeParamCount(int n) { cooperative_param_count = n; }
-EXPORT void fakeHipFailNextLaunch(hipError_t e) { next_launch_error = e; }
-EXPORT const FakeHipLaunch* fakeHipLastLaunch() { return &last_launch; }
+EXPORT void fakeHipSetCooperativeParamCount(int n) {
+  cooperative_param_count = n;
+}
+EXPORT void fakeHipFailNextLaunch(hipError_t e) {
+  next_launch_error = e;
+}
+EXPORT const FakeHipLaunch* fakeHipLastLaunch() {
+  return &last_launch;
+}
 EXPORT size_t fakeHipLiveAllocations() {
   std::lock_guard lock(mutex);
   return allocations.size();

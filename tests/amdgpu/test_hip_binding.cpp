@@ -89,10 +89,13 @@ TEST(HipLoader, CandidatesNewestFirstOrTheOverride) {
 }
 
 TEST(HipLoader, MissingRuntimeListsEveryLibraryTried) {
-  Result<HipApi> api = load_first_hip_library({"/nonexistent/libamdhip64.so.7", "/nonexistent/libamdhip64.so.5"});
+  Result<HipApi> api =
+      load_first_hip_library({"/nonexistent/libamdhip64.so.7", "/nonexistent/libamdhip64.so.5"});
   ASSERT_FALSE(api.ok());
   const std::string& m = api.error().message();
-  EXPECT_EQ(m.rfind("HIP runtime not found: tried /nonexistent/libamdhip64.so.7, /nonexistent/libamdhip64.so.5", 0),
+  EXPECT_EQ(m.rfind("HIP runtime not found: tried /nonexistent/libamdhip64.so.7, "
+                    "/nonexistent/libamdhip64.so.5",
+                    0),
             0u)
       << m;
   EXPECT_NE(m.find("\n  /nonexistent/libamdhip64.so.5: "), std::string::npos) << m;
@@ -101,7 +104,8 @@ TEST(HipLoader, MissingRuntimeListsEveryLibraryTried) {
 TEST(HipLoader, MissingFunctionsAreNamed) {
   Result<HipApi> api = load_hip_library(FAKE_HIP_INCOMPLETE);
   ASSERT_FALSE(api.ok());
-  EXPECT_NE(api.error().message().find("is not a HIP runtime Mimic can use: it lacks hipMalloc"), std::string::npos)
+  EXPECT_NE(api.error().message().find("is not a HIP runtime Mimic can use: it lacks hipMalloc"),
+            std::string::npos)
       << api.error().message();
 }
 
@@ -113,7 +117,8 @@ TEST(HipLoader, FirstLoadableWinsAndOptionalFunctionsMayBeAbsent) {
   EXPECT_EQ(api->hipGetDevicePropertiesR0600, nullptr);
   EXPECT_EQ(api->hipModuleLaunchCooperativeKernel, nullptr);
   EXPECT_NE(api->hipGetDeviceProperties, nullptr);
-  EXPECT_EQ(std::filesystem::path(api->file).filename(), std::filesystem::path(FAKE_HIP5).filename());
+  EXPECT_EQ(std::filesystem::path(api->file).filename(),
+            std::filesystem::path(FAKE_HIP5).filename());
 }
 
 TEST(HipLoader, VersionText) {
@@ -158,7 +163,8 @@ TEST(HipDevices, PropertiesOfAnRdna3Gpu) {
   EXPECT_FALSE(p.pageable_memory_access);
   EXPECT_TRUE(p.cooperative_launch);
   // An attribute the runtime does not answer keeps Mimic's default.
-  EXPECT_EQ(p.max_blocks_per_multiprocessor, runtime::DeviceProperties{}.max_blocks_per_multiprocessor);
+  EXPECT_EQ(p.max_blocks_per_multiprocessor,
+            runtime::DeviceProperties{}.max_blocks_per_multiprocessor);
 }
 
 TEST(HipDevices, Hip5LayoutAndNoCooperativeLaunch) {
@@ -180,7 +186,8 @@ TEST(HipDevices, UnsupportedGpusSayWhy) {
   ASSERT_EQ(d.size(), 2u);
   EXPECT_FALSE(d[0].supported);
   EXPECT_EQ(d[0].gfx, "gfx906");
-  EXPECT_NE(d[0].unsupported_reason.find("gfx906 is not a target Mimic generates code for (supported: gfx1030,"),
+  EXPECT_NE(d[0].unsupported_reason.find(
+                "gfx906 is not a target Mimic generates code for (supported: gfx1030,"),
             std::string::npos)
       << d[0].unsupported_reason;
   EXPECT_TRUE(d[1].supported);
@@ -192,7 +199,9 @@ TEST(HipDevices, UnsupportedGpusSayWhy) {
   EXPECT_EQ((*b)->properties(0).name, "Fake AMD GPU gfx1201");
   auto none = create_amdgpu_backend(hip, devices_of(hip, "gfx906"));
   ASSERT_FALSE(none.ok());
-  EXPECT_EQ(none.error().message().rfind("no supported AMD GPU: HIP device 0 (AMD Radeon VII): gfx906 is not", 0), 0u)
+  EXPECT_EQ(none.error().message().rfind(
+                "no supported AMD GPU: HIP device 0 (AMD Radeon VII): gfx906 is not", 0),
+            0u)
       << none.error().message();
 }
 
@@ -202,7 +211,8 @@ TEST(HipDevices, NoGpuIsAnError) {
   ASSERT_FALSE(d.ok());
   EXPECT_NE(d.error().message().find(") finds no GPU: hipInit: HIP error 100: "), std::string::npos)
       << d.error().message();
-  EXPECT_NE(d.error().message().find("no ROCm-capable device is detected"), std::string::npos) << d.error().message();
+  EXPECT_NE(d.error().message().find("no ROCm-capable device is detected"), std::string::npos)
+      << d.error().message();
 }
 
 TEST(AmdgpuBackend, AllocateCopyFill) {
@@ -236,8 +246,9 @@ TEST(AmdgpuBackend, AllocateCopyFill) {
   Result<void*> huge = backend->allocate(0, size_t(1) << 40);
   ASSERT_FALSE(huge.ok());
   EXPECT_EQ(huge.error().code(), CUDA_ERROR_OUT_OF_MEMORY);
-  EXPECT_NE(huge.error().message().find("hipMalloc of 1099511627776 bytes on HIP device 0 (AMD Radeon RX 7900 XTX, "
-                                        "gfx1100): HIP error 2: out of memory"),
+  EXPECT_NE(huge.error().message().find(
+                "hipMalloc of 1099511627776 bytes on HIP device 0 (AMD Radeon RX 7900 XTX, "
+                "gfx1100): HIP error 2: out of memory"),
             std::string::npos)
       << huge.error().message();
 }
@@ -312,7 +323,8 @@ TEST(AmdgpuBackend, BadCodeObjectsAreErrors) {
   auto r = load_code_object(*backend, 0, bad, *prog);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code(), CUDA_ERROR_INVALID_IMAGE);
-  EXPECT_NE(r.error().message().find("hipModuleLoadData rejected the gfx1100 code object"), std::string::npos)
+  EXPECT_NE(r.error().message().find("hipModuleLoadData rejected the gfx1100 code object"),
+            std::string::npos)
       << r.error().message();
   CodeObject missing = code_object();
   missing.kernels[1].name = "missing_kernel";
@@ -327,7 +339,8 @@ TEST(AmdgpuBackend, BadCodeObjectsAreErrors) {
 }
 
 TEST(Probe, MathLibrariesFoundByFileName) {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("mimic-probe-" + std::to_string(getpid()));
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("mimic-probe-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "librocblas.so.4.2") << "x";
   std::ofstream(dir / "librocblas.so.4") << "x";
@@ -352,19 +365,19 @@ TEST(Probe, MathLibrariesFoundByFileName) {
 TEST(Probe, SystemHipRuntime) {
   unsetenv("MIMIC_HIP_LIBRARY");
   ProbeReport r = probe();
-  if (!r.hip_found)
-    GTEST_SKIP() << "no HIP runtime installed: " << r.reason;
-  std::cout << "HIP runtime " << r.hip_path << " " << r.runtime_version_text << " (driver " << r.driver_version_text
-            << ")\n";
+  if (!r.hip_found) GTEST_SKIP() << "no HIP runtime installed: " << r.reason;
+  std::cout << "HIP runtime " << r.hip_path << " " << r.runtime_version_text << " (driver "
+            << r.driver_version_text << ")\n";
   for (const ProbedGpu& g : r.gpus)
-    std::cout << "  GPU " << g.hip_ordinal << ": " << g.name << " " << g.gfx << " " << (g.total_memory >> 20)
-              << " MiB, " << g.compute_units << " CUs, " << (g.supported ? "supported" : g.reason) << "\n";
+    std::cout << "  GPU " << g.hip_ordinal << ": " << g.name << " " << g.gfx << " "
+              << (g.total_memory >> 20) << " MiB, " << g.compute_units << " CUs, "
+              << (g.supported ? "supported" : g.reason) << "\n";
   std::cout << "  usable: " << (r.usable() ? "yes" : "no: " + r.reason) << "\n";
   for (const ProbedLibrary& l : r.math_libraries)
     std::cout << "  " << l.name << ": " << (l.present ? l.path : "not found") << "\n";
   EXPECT_GT(r.runtime_version, 0);
-  EXPECT_EQ(r.usable(), std::any_of(r.gpus.begin(), r.gpus.end(), [](const ProbedGpu& g) { return g.supported; }));
-  if (!r.usable())
-    EXPECT_FALSE(r.reason.empty());
+  EXPECT_EQ(r.usable(), std::any_of(r.gpus.begin(), r.gpus.end(),
+                                    [](const ProbedGpu& g) { return g.supported; }));
+  if (!r.usable()) EXPECT_FALSE(r.reason.empty());
   EXPECT_EQ(r.math_libraries.size(), 7u);
 }

@@ -77,4 +77,6 @@ TEST(Registry, CpuWithoutHip) {
 }
 
 // MIMIC_BACKEND=amdgpu and no usable AMD GPU: CUDA finds no device.
-TEST(Registry, AmdgpuForcedWithoutGpu) { EXPECT_EQ(CU(cuInit)(0), CUDA_ERROR_NO_DEVICE); }
+TEST(Registry, AmdgpuForcedWithoutGpu) {
+  EXPECT_EQ(CU(cuInit)(0), CUDA_ERROR_NO_DEVICE);
+}

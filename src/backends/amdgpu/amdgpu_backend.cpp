@@ -11,24 +11,45 @@ namespace {
 // HIP's error numbers follow CUDA's where the two share a meaning; the rest map by hand.
 CUresult cuda_result(hipError_t e) {
   switch (e) {
-  case 0: return CUDA_SUCCESS;
-  case 1: case 9: return CUDA_ERROR_INVALID_VALUE; // invalid value, invalid configuration
-  case 2: return CUDA_ERROR_OUT_OF_MEMORY;
-  case 3: return CUDA_ERROR_NOT_INITIALIZED;
-  case 98: case 400: return CUDA_ERROR_INVALID_HANDLE;
-  case 100: return CUDA_ERROR_NO_DEVICE;
-  case 101: return CUDA_ERROR_INVALID_DEVICE;
-  case 200: case 218: return CUDA_ERROR_INVALID_IMAGE;
-  case 209: return CUDA_ERROR_NO_BINARY_FOR_GPU;
-  case 500: return CUDA_ERROR_NOT_FOUND;
-  case 700: return CUDA_ERROR_ILLEGAL_ADDRESS;
-  case 701: return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
-  case 702: return CUDA_ERROR_LAUNCH_TIMEOUT;
-  case 710: return CUDA_ERROR_ASSERT;
-  case 719: return CUDA_ERROR_LAUNCH_FAILED;
-  case 720: return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
-  case 801: return CUDA_ERROR_NOT_SUPPORTED;
-  default: return CUDA_ERROR_UNKNOWN;
+  case 0:
+    return CUDA_SUCCESS;
+  case 1:
+  case 9:
+    return CUDA_ERROR_INVALID_VALUE; // invalid value, invalid configuration
+  case 2:
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  case 3:
+    return CUDA_ERROR_NOT_INITIALIZED;
+  case 98:
+  case 400:
+    return CUDA_ERROR_INVALID_HANDLE;
+  case 100:
+    return CUDA_ERROR_NO_DEVICE;
+  case 101:
+    return CUDA_ERROR_INVALID_DEVICE;
+  case 200:
+  case 218:
+    return CUDA_ERROR_INVALID_IMAGE;
+  case 209:
+    return CUDA_ERROR_NO_BINARY_FOR_GPU;
+  case 500:
+    return CUDA_ERROR_NOT_FOUND;
+  case 700:
+    return CUDA_ERROR_ILLEGAL_ADDRESS;
+  case 701:
+    return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+  case 702:
+    return CUDA_ERROR_LAUNCH_TIMEOUT;
+  case 710:
+    return CUDA_ERROR_ASSERT;
+  case 719:
+    return CUDA_ERROR_LAUNCH_FAILED;
+  case 720:
+    return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
+  case 801:
+    return CUDA_ERROR_NOT_SUPPORTED;
+  default:
+    return CUDA_ERROR_UNKNOWN;
   }
 }
 
@@ -46,8 +67,7 @@ public:
   AmdgpuProgram(const HipApi& hip, int ordinal, std::vector<uint8_t> elf)
       : hip_(hip), ordinal_(ordinal), elf_(std::move(elf)) {}
   ~AmdgpuProgram() override {
-    if (module_ && hip_.hipSetDevice(ordinal_) == hipSuccess)
-      (void)hip_.hipModuleUnload(module_);
+    if (module_ && hip_.hipSetDevice(ordinal_) == hipSuccess) (void)hip_.hipModuleUnload(module_);
   }
   // Whether HIP keeps a pointer into the image is not documented, so the image lives as long
   // as the module.
@@ -65,139 +85,149 @@ private:
 
 class AmdgpuBackend final : public runtime::Backend {
 public:
-  AmdgpuBackend(const HipApi& hip, std::vector<HipDevice> devices) : hip_(hip), devices_(std::move(devices)) {}
+  AmdgpuBackend(const HipApi& hip, std::vector<HipDevice> devices)
+      : hip_(hip), devices_(std::move(devices)) {}
 
   std::string kind() const override { return "amdgpu"; }
   size_t device_count() const override { return devices_.size(); }
-  const runtime::DeviceProperties& properties(size_t device) const override { return devices_[device].properties; }
+  const runtime::DeviceProperties& properties(size_t device) const override {
+    return devices_[device].properties;
+  }
 
   Result<void*> allocate(size_t device, size_t bytes) override {
-    if (Status s = use(device); !s)
-      return s.error();
+    if (Status s = use(device); !s) return s.error();
     void* pointer = nullptr;
     if (hipError_t e = hip_.hipMalloc(&pointer, bytes); e != hipSuccess || !pointer)
-      return Error("hipMalloc of " + std::to_string(bytes) + " bytes on " + describe(device) + ": " +
-                       hip_.describe(e),
+      return Error("hipMalloc of " + std::to_string(bytes) + " bytes on " + describe(device) +
+                       ": " + hip_.describe(e),
                    CUDA_ERROR_OUT_OF_MEMORY);
     return pointer;
   }
 
   void release(size_t device, void* pointer) override {
-    if (!use(device))
-      return;
+    if (!use(device)) return;
     if (hipError_t e = hip_.hipFree(pointer); e != hipSuccess)
       log_warning("hipFree on " + describe(device) + ": " + hip_.describe(e));
   }
 
   Status copy(void* dst, const void* src, size_t bytes) override {
-    if (bytes == 0)
-      return {};
+    if (bytes == 0) return {};
     // hipMemcpyDefault: HIP tells host from device memory by the pointers (unified addressing).
     if (hipError_t e = hip_.hipMemcpy(dst, src, bytes, hipMemcpyDefault); e != hipSuccess)
-      return Error("hipMemcpy of " + std::to_string(bytes) + " bytes: " + hip_.describe(e), cuda_result(e));
+      return Error("hipMemcpy of " + std::to_string(bytes) + " bytes: " + hip_.describe(e),
+                   cuda_result(e));
     return {};
   }
 
   Status fill(void* dst, uint32_t value, size_t element_size, size_t count) override {
-    if (count == 0)
-      return {};
+    if (count == 0) return {};
     hipError_t e = hipSuccess;
     switch (element_size) {
-    case 1: e = hip_.hipMemsetD8(dst, static_cast<unsigned char>(value), count); break;
-    case 2: e = hip_.hipMemsetD16(dst, static_cast<unsigned short>(value), count); break;
-    case 4: e = hip_.hipMemsetD32(dst, static_cast<int>(value), count); break;
+    case 1:
+      e = hip_.hipMemsetD8(dst, static_cast<unsigned char>(value), count);
+      break;
+    case 2:
+      e = hip_.hipMemsetD16(dst, static_cast<unsigned short>(value), count);
+      break;
+    case 4:
+      e = hip_.hipMemsetD32(dst, static_cast<int>(value), count);
+      break;
     default:
       return Error("fill element size must be 1, 2 or 4 bytes, not " + std::to_string(element_size),
                    CUDA_ERROR_INVALID_VALUE);
     }
     if (e != hipSuccess)
-      return Error("hipMemsetD" + std::to_string(element_size * 8) + " of " + std::to_string(count) +
-                       " elements: " + hip_.describe(e),
+      return Error("hipMemsetD" + std::to_string(element_size * 8) + " of " +
+                       std::to_string(count) + " elements: " + hip_.describe(e),
                    cuda_result(e));
     return {};
   }
 
   Status synchronize(size_t device) override {
-    if (Status s = use(device); !s)
-      return s;
+    if (Status s = use(device); !s) return s;
     if (hipError_t e = hip_.hipDeviceSynchronize(); e != hipSuccess)
-      return Error("hipDeviceSynchronize on " + describe(device) + ": " + hip_.describe(e), cuda_result(e));
+      return Error("hipDeviceSynchronize on " + describe(device) + ": " + hip_.describe(e),
+                   cuda_result(e));
     return {};
   }
 
-  Result<std::shared_ptr<runtime::CompiledProgram>> compile(
-      size_t device, const runtime::Program& program,
-      const std::map<std::string, void*, std::less<>>& globals) override {
+  Result<std::shared_ptr<runtime::CompiledProgram>>
+  compile(size_t device, const runtime::Program& program,
+          const std::map<std::string, void*, std::less<>>& globals) override {
     const HipDevice& d = devices_[device];
     if (!is_supported_target(d.gfx))
-      return Error(program.origin + ": no code for " + describe(device) + ": " + d.unsupported_reason,
+      return Error(program.origin + ": no code for " + describe(device) + ": " +
+                       d.unsupported_reason,
                    CUDA_ERROR_NO_BINARY_FOR_GPU);
     Result<CodeObject> code = compile_code_object(program, d.gfx, &globals);
     if (!code)
-      return Error(code.error().message(), code.error().code() ? code.error().code() : CUDA_ERROR_INVALID_PTX);
+      return Error(code.error().message(),
+                   code.error().code() ? code.error().code() : CUDA_ERROR_INVALID_PTX);
     return load(device, *code, program);
   }
 
   Result<std::shared_ptr<runtime::CompiledProgram>> load(size_t device, const CodeObject& code,
-                                                          const runtime::Program& program) {
+                                                         const runtime::Program& program) {
     if (code.kernels.size() != program.kernels.size())
       return Error(program.origin + ": the code object for " + code.target + " has " +
                        std::to_string(code.kernels.size()) + " kernels, the program " +
                        std::to_string(program.kernels.size()),
                    CUDA_ERROR_INVALID_IMAGE);
-    if (Status s = use(device); !s)
-      return s.error();
+    if (Status s = use(device); !s) return s.error();
     if (code.elf.empty())
-      return Error(program.origin + ": the " + code.target + " code object is empty", CUDA_ERROR_INVALID_IMAGE);
+      return Error(program.origin + ": the " + code.target + " code object is empty",
+                   CUDA_ERROR_INVALID_IMAGE);
     auto loaded = std::make_shared<AmdgpuProgram>(hip_, devices_[device].ordinal, code.elf);
     if (hipError_t e = loaded->load(); e != hipSuccess)
-      return Error(program.origin + ": hipModuleLoadData rejected the " + code.target + " code object on " +
-                       describe(device) + ": " + hip_.describe(e),
+      return Error(program.origin + ": hipModuleLoadData rejected the " + code.target +
+                       " code object on " + describe(device) + ": " + hip_.describe(e),
                    e == 209 ? CUDA_ERROR_NO_BINARY_FOR_GPU : CUDA_ERROR_INVALID_IMAGE);
     for (size_t i = 0; i < program.kernels.size(); ++i) {
       const runtime::KernelInfo& k = program.kernels[i];
-      AmdgpuProgram::Kernel out{k.name, nullptr, k.params, k.param_bytes, code.kernels[i].grid_sync};
-      if (hipError_t e = hip_.hipModuleGetFunction(&out.function, loaded->module(), code.kernels[i].name.c_str());
+      AmdgpuProgram::Kernel out{k.name, nullptr, k.params, k.param_bytes,
+                                code.kernels[i].grid_sync};
+      if (hipError_t e = hip_.hipModuleGetFunction(&out.function, loaded->module(),
+                                                   code.kernels[i].name.c_str());
           e != hipSuccess || !out.function)
-        return Error(program.origin + ": kernel '" + code.kernels[i].name + "' is not in its " + code.target +
-                         " code object: " + hip_.describe(e),
+        return Error(program.origin + ": kernel '" + code.kernels[i].name + "' is not in its " +
+                         code.target + " code object: " + hip_.describe(e),
                      CUDA_ERROR_NOT_FOUND);
       loaded->kernels.push_back(std::move(out));
     }
     return std::shared_ptr<runtime::CompiledProgram>(std::move(loaded));
   }
 
-  CUresult launch(size_t device, runtime::CompiledProgram& compiled, size_t kernel, const runtime::LaunchShape& shape,
-                  const void* args) override {
+  CUresult launch(size_t device, runtime::CompiledProgram& compiled, size_t kernel,
+                  const runtime::LaunchShape& shape, const void* args) override {
     auto* program = dynamic_cast<AmdgpuProgram*>(&compiled);
-    if (!program || kernel >= program->kernels.size())
-      return CUDA_ERROR_INVALID_HANDLE;
+    if (!program || kernel >= program->kernels.size()) return CUDA_ERROR_INVALID_HANDLE;
     const AmdgpuProgram::Kernel& k = program->kernels[kernel];
     if (Status s = use(device); !s) {
       log_error(s.error().message());
       return CUresult(s.error().code());
     }
     hipError_t e = k.grid_sync ? launch_cooperative(k, shape, args) : launch_plain(k, shape, args);
-    if (e == hipSuccess)
-      e = hip_.hipDeviceSynchronize();
-    if (e == hipSuccess)
-      return CUDA_SUCCESS;
+    if (e == hipSuccess) e = hip_.hipDeviceSynchronize();
+    if (e == hipSuccess) return CUDA_SUCCESS;
     log_error("kernel '" + k.name + "' on " + describe(device) + ": " + hip_.describe(e));
     return cuda_result(e);
   }
 
 private:
-  hipError_t launch_plain(const AmdgpuProgram::Kernel& k, const runtime::LaunchShape& shape, const void* args) {
+  hipError_t launch_plain(const AmdgpuProgram::Kernel& k, const runtime::LaunchShape& shape,
+                          const void* args) {
     // The packed parameters as they are: the code object's argument segment starts with the
     // PTX parameters in the same layout, and HIP fills in the hidden arguments after them.
     static char no_arguments;
     size_t bytes = k.param_bytes;
-    void* buffer = bytes && args ? const_cast<void*>(args) : &no_arguments;
-    void* extra[] = {HIP_LAUNCH_PARAM_BUFFER_POINTER, buffer, HIP_LAUNCH_PARAM_BUFFER_SIZE, &bytes,
-                     HIP_LAUNCH_PARAM_END};
-    return hip_.hipModuleLaunchKernel(k.function, shape.grid[0], shape.grid[1], shape.grid[2], shape.block[0],
-                                      shape.block[1], shape.block[2], unsigned(shape.dynamic_shared_bytes),
-                                      nullptr, nullptr, extra);
+    if (bytes && !args) return 1; // hipErrorInvalidValue: parameters expected, none given
+    void* buffer = bytes ? const_cast<void*>(args) : &no_arguments;
+    auto tag = [](uintptr_t t) { return reinterpret_cast<void*>(t); };
+    void* extra[] = {tag(HIP_LAUNCH_PARAM_BUFFER_POINTER), buffer,
+                     tag(HIP_LAUNCH_PARAM_BUFFER_SIZE), &bytes, tag(HIP_LAUNCH_PARAM_END)};
+    return hip_.hipModuleLaunchKernel(
+        k.function, shape.grid[0], shape.grid[1], shape.grid[2], shape.block[0], shape.block[1],
+        shape.block[2], unsigned(shape.dynamic_shared_bytes), nullptr, nullptr, extra);
   }
 
   hipError_t launch_cooperative(const AmdgpuProgram::Kernel& k, const runtime::LaunchShape& shape,
@@ -205,21 +235,24 @@ private:
     if (!hip_.hipModuleLaunchCooperativeKernel)
       return 801; // hipErrorNotSupported: a runtime older than ROCm 6
     // The cooperative entry point takes arguments one by one: point into the packed buffer.
+    if (!k.params.empty() && !args) return 1;
     std::vector<void*> params;
     for (const runtime::ParamSlot& slot : k.params)
       params.push_back(const_cast<char*>(static_cast<const char*>(args) + slot.offset));
-    return hip_.hipModuleLaunchCooperativeKernel(k.function, shape.grid[0], shape.grid[1], shape.grid[2],
-                                                 shape.block[0], shape.block[1], shape.block[2],
-                                                 unsigned(shape.dynamic_shared_bytes), nullptr,
-                                                 params.empty() ? nullptr : params.data());
+    return hip_.hipModuleLaunchCooperativeKernel(
+        k.function, shape.grid[0], shape.grid[1], shape.grid[2], shape.block[0], shape.block[1],
+        shape.block[2], unsigned(shape.dynamic_shared_bytes), nullptr,
+        params.empty() ? nullptr : params.data());
   }
 
   // Makes HIP's current device on this thread the backend's device `device`.
   Status use(size_t device) {
     if (device >= devices_.size())
-      return Error("AMD GPU backend has no device " + std::to_string(device), CUDA_ERROR_INVALID_DEVICE);
+      return Error("AMD GPU backend has no device " + std::to_string(device),
+                   CUDA_ERROR_INVALID_DEVICE);
     if (hipError_t e = hip_.hipSetDevice(devices_[device].ordinal); e != hipSuccess)
-      return Error("hipSetDevice(" + std::to_string(devices_[device].ordinal) + "): " + hip_.describe(e),
+      return Error("hipSetDevice(" + std::to_string(devices_[device].ordinal) +
+                       "): " + hip_.describe(e),
                    cuda_result(e));
     return {};
   }
@@ -236,42 +269,44 @@ private:
 std::string unsupported_summary(const std::vector<HipDevice>& devices) {
   std::string out;
   for (const HipDevice& d : devices)
-    out += (out.empty() ? "" : "; ") + ("HIP device " + std::to_string(d.ordinal) + " (" + d.name + "): ") +
+    out += (out.empty() ? "" : "; ") +
+           ("HIP device " + std::to_string(d.ordinal) + " (" + d.name + "): ") +
            d.unsupported_reason;
   return out;
 }
 
 } // namespace
 
-Result<std::unique_ptr<runtime::Backend>> create_amdgpu_backend(const HipApi& hip, std::vector<HipDevice> devices) {
+Result<std::unique_ptr<runtime::Backend>> create_amdgpu_backend(const HipApi& hip,
+                                                                std::vector<HipDevice> devices) {
   std::vector<HipDevice> usable;
   for (HipDevice& d : devices)
-    if (d.supported)
-      usable.push_back(d);
+    if (d.supported) usable.push_back(d);
   if (usable.empty())
-    return Error("no supported AMD GPU: " + (devices.empty() ? std::string("the HIP runtime reports none")
-                                                              : unsupported_summary(devices)));
+    return Error("no supported AMD GPU: " + (devices.empty()
+                                                 ? std::string("the HIP runtime reports none")
+                                                 : unsupported_summary(devices)));
   return std::unique_ptr<runtime::Backend>(std::make_unique<AmdgpuBackend>(hip, std::move(usable)));
 }
 
 Result<std::unique_ptr<runtime::Backend>> create_amdgpu_backend() {
   const Result<HipApi>& hip = hip_runtime();
-  if (!hip)
-    return hip.error();
+  if (!hip) return hip.error();
   Result<std::vector<HipDevice>> devices = enumerate_hip_devices(*hip);
-  if (!devices)
-    return devices.error();
+  if (!devices) return devices.error();
   return create_amdgpu_backend(*hip, std::move(*devices));
 }
 
-Result<std::shared_ptr<runtime::CompiledProgram>> load_code_object(runtime::Backend& backend, size_t device,
-                                                                   const CodeObject& code,
-                                                                   const runtime::Program& program) {
+Result<std::shared_ptr<runtime::CompiledProgram>>
+load_code_object(runtime::Backend& backend, size_t device, const CodeObject& code,
+                 const runtime::Program& program) {
   auto* amd = dynamic_cast<AmdgpuBackend*>(&backend);
   if (!amd)
-    return Error("load_code_object needs an AMD GPU backend, not '" + backend.kind() + "'", CUDA_ERROR_INVALID_VALUE);
+    return Error("load_code_object needs an AMD GPU backend, not '" + backend.kind() + "'",
+                 CUDA_ERROR_INVALID_VALUE);
   if (device >= amd->device_count())
-    return Error("AMD GPU backend has no device " + std::to_string(device), CUDA_ERROR_INVALID_DEVICE);
+    return Error("AMD GPU backend has no device " + std::to_string(device),
+                 CUDA_ERROR_INVALID_DEVICE);
   return amd->load(device, code, program);
 }
 

@@ -10,7 +10,8 @@ namespace mimic::amdgpu {
 
 Result<CodeObject> compile_code_object(const runtime::Program& program, std::string_view gfx,
                                        const std::map<std::string, void*, std::less<>>*) {
-  return Error(program.origin + ": this build of Mimic has no AMDGPU code generator, so kernels cannot run on " +
+  return Error(program.origin +
+                   ": this build of Mimic has no AMDGPU code generator, so kernels cannot run on " +
                    std::string(gfx) + " (build with LLVM 22 and its AMDGPU target)",
                CUDA_ERROR_NOT_SUPPORTED);
 }

@@ -26,10 +26,11 @@ constexpr hipError_t hipSuccess = 0;
 constexpr hipError_t hipErrorNoDevice = 100;
 constexpr hipError_t hipErrorInvalidDevice = 101;
 constexpr int hipMemcpyDefault = 4; // hipMemcpyKind: direction from the pointers
-// The `extra` argument of hipModuleLaunchKernel: the packed kernel arguments.
-inline void* const HIP_LAUNCH_PARAM_BUFFER_POINTER = reinterpret_cast<void*>(1);
-inline void* const HIP_LAUNCH_PARAM_BUFFER_SIZE = reinterpret_cast<void*>(2);
-inline void* const HIP_LAUNCH_PARAM_END = reinterpret_cast<void*>(3);
+// The tags of hipModuleLaunchKernel's `extra` list (the packed kernel arguments), which HIP
+// defines as the pointers (void*)1, 2 and 3.
+constexpr uintptr_t HIP_LAUNCH_PARAM_BUFFER_POINTER = 1;
+constexpr uintptr_t HIP_LAUNCH_PARAM_BUFFER_SIZE = 2;
+constexpr uintptr_t HIP_LAUNCH_PARAM_END = 3;
 
 // hipDeviceAttribute_t values Mimic asks for. HIP keeps these numbers stable from ROCm 5 to 7
 // (removed attributes leave "Unused" placeholders), CUDA-like ones from 0, AMD ones from 10000.
@@ -138,11 +139,11 @@ struct HipApi {
 #include "backends/amdgpu/hip_api.def"
 #undef HIP_FUNCTION
 #undef HIP_OPTIONAL
-  std::string path;      // the library loaded, as it was asked for (a name or a path)
-  std::string file;      // the file that was loaded (its full path, where the system says)
+  std::string path;       // the library loaded, as it was asked for (a name or a path)
+  std::string file;       // the file that was loaded (its full path, where the system says)
   void* handle = nullptr; // its dlopen/LoadLibrary handle (never closed)
 
-  // "hipErrorOutOfMemory (2): out of memory", for messages.
+  // "HIP error 2: out of memory" (the number and hipGetErrorString), for messages.
   std::string describe(hipError_t error) const;
 };
 

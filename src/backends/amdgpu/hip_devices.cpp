@@ -38,12 +38,12 @@ std::string arch_name(const HipApi& hip, int ordinal) {
     offset = offsetof(HipDevicePropertiesR0600Prefix, gcnArchName);
   } else if (hip.hipGetDevicePropertiesR0000 || hip.hipGetDeviceProperties) {
     // HIP 5 exports only hipGetDeviceProperties, whose structure is the R0000 layout.
-    auto* get = hip.hipGetDevicePropertiesR0000 ? hip.hipGetDevicePropertiesR0000 : hip.hipGetDeviceProperties;
+    auto* get = hip.hipGetDevicePropertiesR0000 ? hip.hipGetDevicePropertiesR0000
+                                                : hip.hipGetDeviceProperties;
     status = get(buffer.get(), ordinal);
     offset = offsetof(HipDevicePropertiesR0000Prefix, gcnArchName);
   }
-  if (status != hipSuccess)
-    return {};
+  if (status != hipSuccess) return {};
   const char* name = reinterpret_cast<const char*>(buffer.get() + offset);
   std::string s(name, strnlen(name, 256));
   // A layout Mimic does not know would put other bytes here: accept only a gfx name.
@@ -83,14 +83,17 @@ runtime::DeviceProperties map_properties(const HipApi& hip, const HipDevice& d) 
   p.cc_major = major;
   p.cc_minor = minor;
   p.multiprocessor_count = attribute(hip, o, hipDeviceAttributeMultiprocessorCount, 1);
-  p.max_threads_per_block = std::min(1024, attribute(hip, o, hipDeviceAttributeMaxThreadsPerBlock, 1024));
+  p.max_threads_per_block =
+      std::min(1024, attribute(hip, o, hipDeviceAttributeMaxThreadsPerBlock, 1024));
   const HipAttribute block_dims[] = {hipDeviceAttributeMaxBlockDimX, hipDeviceAttributeMaxBlockDimY,
                                      hipDeviceAttributeMaxBlockDimZ};
   const HipAttribute grid_dims[] = {hipDeviceAttributeMaxGridDimX, hipDeviceAttributeMaxGridDimY,
                                     hipDeviceAttributeMaxGridDimZ};
   for (int i = 0; i < 3; ++i) {
-    p.max_block_dim[i] = std::min(p.max_block_dim[i], attribute(hip, o, block_dims[i], p.max_block_dim[i]));
-    p.max_grid_dim[i] = std::min(p.max_grid_dim[i], attribute(hip, o, grid_dims[i], p.max_grid_dim[i]));
+    p.max_block_dim[i] =
+        std::min(p.max_block_dim[i], attribute(hip, o, block_dims[i], p.max_block_dim[i]));
+    p.max_grid_dim[i] =
+        std::min(p.max_grid_dim[i], attribute(hip, o, grid_dims[i], p.max_grid_dim[i]));
   }
   // Shared memory is the LDS: 64 KiB a workgroup on RDNA, with nothing reserved and no
   // larger opt-in size.
@@ -102,18 +105,20 @@ runtime::DeviceProperties map_properties(const HipApi& hip, const HipDevice& d) 
   if (lds_per_cu <= 0)
     lds_per_cu = attribute(hip, o, hipDeviceAttributeSharedMemPerMultiprocessor, lds);
   p.shared_memory_per_multiprocessor = std::max(lds_per_cu, lds);
-  p.max_threads_per_multiprocessor =
-      attribute(hip, o, hipDeviceAttributeMaxThreadsPerMultiProcessor, p.max_threads_per_multiprocessor);
-  p.max_blocks_per_multiprocessor =
-      attribute(hip, o, hipDeviceAttributeMaxBlocksPerMultiProcessor, p.max_blocks_per_multiprocessor);
-  p.registers_per_block = attribute(hip, o, hipDeviceAttributeMaxRegistersPerBlock, p.registers_per_block);
-  p.registers_per_multiprocessor =
-      attribute(hip, o, hipDeviceAttributeMaxRegistersPerMultiprocessor, p.registers_per_multiprocessor);
+  p.max_threads_per_multiprocessor = attribute(
+      hip, o, hipDeviceAttributeMaxThreadsPerMultiProcessor, p.max_threads_per_multiprocessor);
+  p.max_blocks_per_multiprocessor = attribute(hip, o, hipDeviceAttributeMaxBlocksPerMultiProcessor,
+                                              p.max_blocks_per_multiprocessor);
+  p.registers_per_block =
+      attribute(hip, o, hipDeviceAttributeMaxRegistersPerBlock, p.registers_per_block);
+  p.registers_per_multiprocessor = attribute(
+      hip, o, hipDeviceAttributeMaxRegistersPerMultiprocessor, p.registers_per_multiprocessor);
   // Mimic compiles for wave32 (RDNA runs 32-wide waves), so a CUDA warp is one wave
   // whatever hipDeviceAttributeWarpSize says for HIP's own default.
   p.warp_size = 32;
   p.clock_rate_khz = attribute(hip, o, hipDeviceAttributeClockRate, p.clock_rate_khz);
-  p.memory_clock_rate_khz = attribute(hip, o, hipDeviceAttributeMemoryClockRate, p.memory_clock_rate_khz);
+  p.memory_clock_rate_khz =
+      attribute(hip, o, hipDeviceAttributeMemoryClockRate, p.memory_clock_rate_khz);
   p.memory_bus_width = attribute(hip, o, hipDeviceAttributeMemoryBusWidth, p.memory_bus_width);
   p.l2_cache_size = attribute(hip, o, hipDeviceAttributeL2CacheSize, p.l2_cache_size);
   p.async_engine_count = attribute(hip, o, hipDeviceAttributeAsyncEngineCount, 1);
@@ -125,8 +130,8 @@ runtime::DeviceProperties map_properties(const HipApi& hip, const HipDevice& d) 
       std::any_of(std::begin(uuid.bytes), std::end(uuid.bytes), [](char c) { return c != 0; }))
     std::memcpy(p.uuid, uuid.bytes, 16);
   else
-    uuid_from("mimic-amdgpu:" + d.name + ":" + d.arch_name + ":" + std::to_string(p.pci_domain) + ":" +
-                  std::to_string(p.pci_bus) + ":" + std::to_string(p.pci_device),
+    uuid_from("mimic-amdgpu:" + d.name + ":" + d.arch_name + ":" + std::to_string(p.pci_domain) +
+                  ":" + std::to_string(p.pci_bus) + ":" + std::to_string(p.pci_device),
               p.uuid);
   // Device memory is hipMalloc memory the host cannot dereference, also on an APU, so the
   // device counts as discrete: libraries then keep their data on the device.
@@ -136,18 +141,21 @@ runtime::DeviceProperties map_properties(const HipApi& hip, const HipDevice& d) 
   p.concurrent_managed_access = flag(hip, o, hipDeviceAttributeConcurrentManagedAccess);
   // True only where the kernel driver gives the GPU the host's page tables (HMM, XNACK on).
   p.pageable_memory_access = flag(hip, o, hipDeviceAttributePageableMemoryAccess);
-  p.cooperative_launch = flag(hip, o, hipDeviceAttributeCooperativeLaunch) && hip.hipModuleLaunchCooperativeKernel;
+  p.cooperative_launch =
+      flag(hip, o, hipDeviceAttributeCooperativeLaunch) && hip.hipModuleLaunchCooperativeKernel;
   // hipMalloc returns at least 256-byte aligned memory, as cuMemAlloc does.
   p.texture_alignment = 256;
-  p.texture_pitch_alignment =
-      std::min(256, attribute(hip, o, hipDeviceAttributeTexturePitchAlignment, p.texture_pitch_alignment));
+  p.texture_pitch_alignment = std::min(
+      256, attribute(hip, o, hipDeviceAttributeTexturePitchAlignment, p.texture_pitch_alignment));
   p.surface_alignment = 256;
   return p;
 }
 
 } // namespace
 
-std::string gfx_of_arch_name(const std::string& arch_name) { return arch_name.substr(0, arch_name.find(':')); }
+std::string gfx_of_arch_name(const std::string& arch_name) {
+  return arch_name.substr(0, arch_name.find(':'));
+}
 
 Result<std::vector<HipDevice>> enumerate_hip_devices(const HipApi& hip) {
   // On a machine without a GPU (or without access to it) HIP answers hipErrorNoDevice, or
@@ -164,32 +172,31 @@ Result<std::vector<HipDevice>> enumerate_hip_devices(const HipApi& hip) {
       return Error("the HIP runtime (" + hip.file + ") finds no GPU: " + what);
     return Error("the HIP runtime (" + hip.file + ") cannot start: " + what);
   };
-  if (hipError_t e = hip.hipInit(0); e != hipSuccess)
-    return failed("hipInit", e);
+  if (hipError_t e = hip.hipInit(0); e != hipSuccess) return failed("hipInit", e);
   int count = 0;
   if (hipError_t e = hip.hipGetDeviceCount(&count); e != hipSuccess)
     return failed("hipGetDeviceCount", e);
   if (count <= 0)
-    return Error("the HIP runtime (" + hip.file + ") finds no GPU: hipGetDeviceCount reports 0 devices");
+    return Error("the HIP runtime (" + hip.file +
+                 ") finds no GPU: hipGetDeviceCount reports 0 devices");
   std::vector<HipDevice> out;
   for (int o = 0; o < count; ++o) {
     HipDevice d;
     d.ordinal = o;
     char name[256] = {};
-    if (hip.hipDeviceGetName(name, int(sizeof name) - 1, o) == hipSuccess)
-      d.name = name;
-    if (d.name.empty())
-      d.name = "AMD GPU " + std::to_string(o);
+    if (hip.hipDeviceGetName(name, int(sizeof name) - 1, o) == hipSuccess) d.name = name;
+    if (d.name.empty()) d.name = "AMD GPU " + std::to_string(o);
     size_t bytes = 0;
-    if (hip.hipDeviceTotalMem(&bytes, o) == hipSuccess)
-      d.total_memory = bytes;
+    if (hip.hipDeviceTotalMem(&bytes, o) == hipSuccess) d.total_memory = bytes;
     d.arch_name = arch_name(hip, o);
     d.gfx = gfx_of_arch_name(d.arch_name);
     if (d.gfx.empty()) {
-      d.unsupported_reason = "the HIP runtime does not say which gfx target it is (hipGetDeviceProperties "
-                             "gave no gcnArchName Mimic can read)";
+      d.unsupported_reason =
+          "the HIP runtime does not say which gfx target it is (hipGetDeviceProperties "
+          "gave no gcnArchName Mimic can read)";
     } else if (!is_supported_target(d.gfx)) {
-      d.unsupported_reason = d.gfx + " is not a target Mimic generates code for (supported: " + supported_list() + ")";
+      d.unsupported_reason =
+          d.gfx + " is not a target Mimic generates code for (supported: " + supported_list() + ")";
     } else {
       d.supported = true;
     }

@@ -12,10 +12,10 @@
 namespace mimic::amdgpu {
 
 struct HipDevice {
-  int ordinal = 0;         // HIP's device number
-  std::string name;        // the product name, e.g. "AMD Radeon RX 7900 XTX"
-  std::string gfx;         // the LLVM target, e.g. "gfx1100" (target features removed)
-  std::string arch_name;   // gcnArchName as HIP gives it, e.g. "gfx1100:sramecc-:xnack-"
+  int ordinal = 0;       // HIP's device number
+  std::string name;      // the product name, e.g. "AMD Radeon RX 7900 XTX"
+  std::string gfx;       // the LLVM target, e.g. "gfx1100" (target features removed)
+  std::string arch_name; // gcnArchName as HIP gives it, e.g. "gfx1100:sramecc-:xnack-"
   uint64_t total_memory = 0;
   bool supported = false;
   std::string unsupported_reason; // when not supported: why, naming what Mimic supports

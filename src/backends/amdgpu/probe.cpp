@@ -22,9 +22,9 @@ struct MathLibrary {
 };
 
 const MathLibrary kMathLibraries[] = {
-    {"rocBLAS", "librocblas.so", "rocblas.dll"},       {"hipBLASLt", "libhipblaslt.so", "hipblaslt.dll"},
-    {"MIOpen", "libMIOpen.so", "MIOpen.dll"},          {"rocFFT", "librocfft.so", "rocfft.dll"},
-    {"hipFFT", "libhipfft.so", "hipfft.dll"},          {"rocSPARSE", "librocsparse.so", "rocsparse.dll"},
+    {"rocBLAS", "librocblas.so", "rocblas.dll"}, {"hipBLASLt", "libhipblaslt.so", "hipblaslt.dll"},
+    {"MIOpen", "libMIOpen.so", "MIOpen.dll"},    {"rocFFT", "librocfft.so", "rocfft.dll"},
+    {"hipFFT", "libhipfft.so", "hipfft.dll"},    {"rocSPARSE", "librocsparse.so", "rocsparse.dll"},
     {"rocRAND", "librocrand.so", "rocrand.dll"},
 };
 
@@ -35,20 +35,17 @@ std::vector<std::string> library_directories(const std::string& hip_directory) {
     std::string s = list ? list : "";
     for (size_t start = 0; start <= s.size();) {
       size_t end = s.find(':', start);
-      if (end == std::string::npos)
-        end = s.size();
-      if (end > start)
-        dirs.push_back(s.substr(start, end - start));
+      if (end == std::string::npos) end = s.size();
+      if (end > start) dirs.push_back(s.substr(start, end - start));
       start = end + 1;
     }
   };
   add_list(std::getenv("LD_LIBRARY_PATH"));
-  if (!hip_directory.empty())
-    dirs.push_back(hip_directory);
+  if (!hip_directory.empty()) dirs.push_back(hip_directory);
   if (const char* rocm = std::getenv("ROCM_PATH"); rocm && *rocm)
     dirs.push_back(std::string(rocm) + "/lib");
-  for (const char* d : {"/opt/rocm/lib", "/opt/rocm/lib64", "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib",
-                        "/usr/local/lib"})
+  for (const char* d : {"/opt/rocm/lib", "/opt/rocm/lib64", "/usr/lib/x86_64-linux-gnu",
+                        "/usr/lib64", "/usr/lib", "/usr/local/lib"})
     dirs.push_back(d);
   return dirs;
 }
@@ -64,7 +61,8 @@ std::string find_in(const std::string& dir, const std::string& file) {
       continue;
     bool versioned = name.size() > file.size();
     bool best_versioned = best.size() > file.size();
-    if (best.empty() || (versioned && !best_versioned) || (versioned == best_versioned && name.size() < best.size()))
+    if (best.empty() || (versioned && !best_versioned) ||
+        (versioned == best_versioned && name.size() < best.size()))
       best = name;
   }
   return best.empty() ? std::string() : dir + "/" + best;
@@ -80,7 +78,8 @@ std::vector<ProbedLibrary> probe_math_libraries(const std::string& hip_directory
   for (const MathLibrary& lib : kMathLibraries) {
     ProbedLibrary p{lib.name, lib.dll, false, {}};
     char path[MAX_PATH];
-    if (DWORD n = SearchPathA(nullptr, lib.dll, nullptr, MAX_PATH, path, nullptr); n > 0 && n < MAX_PATH) {
+    if (DWORD n = SearchPathA(nullptr, lib.dll, nullptr, MAX_PATH, path, nullptr);
+        n > 0 && n < MAX_PATH) {
       p.present = true;
       p.path = path;
     }
@@ -112,13 +111,10 @@ ProbeReport probe() {
     report.hip_found = true;
     report.hip_path = hip->file;
     std::filesystem::path p(hip->file);
-    if (p.has_parent_path())
-      hip_directory = p.parent_path().string();
+    if (p.has_parent_path()) hip_directory = p.parent_path().string();
     int version = 0;
-    if (hip->hipRuntimeGetVersion(&version) == hipSuccess)
-      report.runtime_version = version;
-    if (hip->hipDriverGetVersion(&version) == hipSuccess)
-      report.driver_version = version;
+    if (hip->hipRuntimeGetVersion(&version) == hipSuccess) report.runtime_version = version;
+    if (hip->hipDriverGetVersion(&version) == hipSuccess) report.driver_version = version;
     report.runtime_version_text = hip_version_text(report.runtime_version);
     report.driver_version_text = hip_version_text(report.driver_version);
     Result<std::vector<HipDevice>> devices = enumerate_hip_devices(*hip);
@@ -128,13 +124,15 @@ ProbeReport probe() {
       bool any = false;
       for (const HipDevice& d : *devices) {
         report.gpus.push_back({d.ordinal, d.name, d.gfx, d.arch_name, d.total_memory,
-                               d.properties.multiprocessor_count, d.supported, d.unsupported_reason});
+                               d.properties.multiprocessor_count, d.supported,
+                               d.unsupported_reason});
         any = any || d.supported;
       }
       if (!any) {
         report.reason = "no supported AMD GPU:";
         for (const ProbedGpu& g : report.gpus)
-          report.reason += " HIP device " + std::to_string(g.hip_ordinal) + " (" + g.name + "): " + g.reason + ";";
+          report.reason += " HIP device " + std::to_string(g.hip_ordinal) + " (" + g.name +
+                           "): " + g.reason + ";";
         report.reason.pop_back();
       }
     }

@@ -12,33 +12,34 @@ namespace mimic::amdgpu {
 
 struct ProbedGpu {
   int hip_ordinal = 0;
-  std::string name;        // "AMD Radeon RX 7900 XTX"
-  std::string gfx;         // "gfx1100"; empty when the runtime does not say
-  std::string arch_name;   // as HIP reports it, "gfx1100:sramecc-:xnack-"
+  std::string name;      // "AMD Radeon RX 7900 XTX"
+  std::string gfx;       // "gfx1100"; empty when the runtime does not say
+  std::string arch_name; // as HIP reports it, "gfx1100:sramecc-:xnack-"
   uint64_t total_memory = 0;
   int compute_units = 0;
-  bool supported = false;  // Mimic generates code for it (it is a CUDA device of the process)
-  std::string reason;      // when not supported: why
+  bool supported = false; // Mimic generates code for it (it is a CUDA device of the process)
+  std::string reason;     // when not supported: why
 };
 
 struct ProbedLibrary {
-  std::string name;        // "rocBLAS"
-  std::string file;        // the file looked for, "librocblas.so"
+  std::string name; // "rocBLAS"
+  std::string file; // the file looked for, "librocblas.so"
   bool present = false;
-  std::string path;        // where it was found
+  std::string path; // where it was found
 };
 
 struct ProbeReport {
-  bool hip_found = false;          // a HIP runtime library loaded with every function Mimic needs
-  std::string hip_path;            // the library loaded
-  int runtime_version = 0;         // hipRuntimeGetVersion (0: unknown)
-  int driver_version = 0;          // hipDriverGetVersion (0: unknown)
+  bool hip_found = false;  // a HIP runtime library loaded with every function Mimic needs
+  std::string hip_path;    // the library loaded
+  int runtime_version = 0; // hipRuntimeGetVersion (0: unknown)
+  int driver_version = 0;  // hipDriverGetVersion (0: unknown)
   std::string runtime_version_text, driver_version_text; // "6.4.43482"
-  std::vector<ProbedGpu> gpus;     // every GPU the runtime reports
+  std::vector<ProbedGpu> gpus;                           // every GPU the runtime reports
   // Why Mimic has no AMD GPU to use (no runtime, the runtime finds no GPU, none supported);
   // empty when at least one GPU is supported.
   std::string reason;
-  std::vector<ProbedLibrary> math_libraries; // rocBLAS, hipBLASLt, MIOpen, rocFFT, hipFFT, rocSPARSE, rocRAND
+  std::vector<ProbedLibrary>
+      math_libraries; // rocBLAS, hipBLASLt, MIOpen, rocFFT, hipFFT, rocSPARSE, rocRAND
 
   bool usable() const { return reason.empty(); }
 };
