@@ -204,10 +204,8 @@ bool FunctionLowering::lower_builtin_call(const ptx::Instruction& ins, std::stri
     return value(ins, e, t, false);
   };
   auto as_pointer = [&](Value* v) { return b_.CreateIntToPtr(v, ptr); };
-  if (gpu() && (name == "vprintf" || name == "malloc" || name == "free" || name == "__assertfail"))
-    unsupported(ins, "'" + std::string(name) + "' (the CUDA device runtime's " +
-                         (name == "vprintf" ? "printf" : name == "__assertfail" ? "assert" : "heap") +
-                         ") is not supported on amdgpu yet");
+  if (gpu() && (name == "malloc" || name == "free"))
+    unsupported(ins, "not supported on amdgpu yet: the CUDA device runtime's heap ('" + std::string(name) + "')");
   auto set_return = [&](Value* v) {
     if (!rets || rets->count == 0)
       return;
@@ -219,6 +217,18 @@ bool FunctionLowering::lower_builtin_call(const ptx::Instruction& ins, std::stri
       }
     store(ins, e, v, false);
   };
+  if (gpu() && name == "vprintf") { // a record in the device log (backends/amdgpu/code_object.h)
+    Function* f = lowering_.gpu_log_function(kGpuPrintf, i32, {ptr, ptr});
+    set_return(b_.CreateCall(f, {as_pointer(arg(0, i64)), as_pointer(arg(1, i64))}));
+    return true;
+  }
+  if (gpu() && name == "__assertfail") { // a record in the device log, then the wave traps
+    Function* f = lowering_.gpu_log_function(kGpuAssert, b_.getVoidTy(), {ptr, ptr, i32, ptr});
+    b_.CreateCall(f, {as_pointer(arg(0, i64)), as_pointer(arg(1, i64)), arg(2, i32), as_pointer(arg(3, i64))});
+    stop_thread(kThreadAsserted);
+    start_block_if_terminated();
+    return true;
+  }
   if (name == "vprintf") {
     Function* f = lowering_.helper("mimic_vprintf", i32, {ptr, ptr});
     set_return(b_.CreateCall(f, {as_pointer(arg(0, i64)), as_pointer(arg(1, i64))}));

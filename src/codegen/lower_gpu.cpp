@@ -73,6 +73,15 @@ GlobalVariable* ModuleLowering::gpu_reduction_word() {
   return gpu_reduction_word_;
 }
 
+Function* ModuleLowering::gpu_log_function(const char* name, Type* result, std::initializer_list<Type*> params) {
+  if (Function* f = module_->getFunction(name))
+    return f;
+  Function* f = Function::Create(FunctionType::get(result, std::vector<Type*>(params), false),
+                                 GlobalValue::ExternalLinkage, name, module_.get());
+  f->setDoesNotThrow();
+  return f;
+}
+
 void ModuleLowering::throw_missing_gpu_helper(std::string_view name) const {
   std::string feature = name.starts_with("mimic_tex") || name.starts_with("mimic_surface") ? "textures and surfaces"
                         : name.starts_with("mimic_wmma")                                   ? "wmma"
@@ -81,22 +90,21 @@ void ModuleLowering::throw_missing_gpu_helper(std::string_view name) const {
                         : name == "mimic_assert_fail"                                      ? "assert"
                         : name.starts_with("mimic_device_")                                ? "the device heap"
                                                                                            : std::string(name);
-  std::string where;
+  std::string where, text;
   if (current) {
-    std::string text;
     ptx::print_instruction(text, *current);
     where = "line " + std::to_string(current->loc.line) + ": ";
-    feature += " (" + text + ")";
+    text = " (" + text + ")";
   }
-  throw LoweringError{where + feature + " is not supported on amdgpu yet"};
+  throw LoweringError{where + "not supported on amdgpu yet: " + feature + text};
 }
 
 // ---------------------------------------------------------------- kernels
 
 void FunctionLowering::gpu_unsupported(const std::string& what) {
   if (const ptx::Instruction* ins = lowering_.current)
-    unsupported(*ins, what + " is not supported on amdgpu yet");
-  throw LoweringError{what + " is not supported on amdgpu yet"};
+    unsupported(*ins, "not supported on amdgpu yet: " + what);
+  throw LoweringError{"not supported on amdgpu yet: " + what};
 }
 
 // `void @name(ptr addrspace(4) byref([size x i8]) align A, ...)`: each parameter is an

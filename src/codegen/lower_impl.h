@@ -40,6 +40,9 @@ public:
   llvm::GlobalVariable* gpu_shared_window(const runtime::KernelInfo& kernel);
   llvm::GlobalVariable* gpu_dynamic_shared();
   llvm::GlobalVariable* gpu_reduction_word();
+  // Target::Amdgpu: printf and assert call these placeholders (kGpuPrintf, kGpuAssert in
+  // lower.h), which the backend replaces with writes to its device log.
+  llvm::Function* gpu_log_function(const char* name, llvm::Type* result, std::initializer_list<llvm::Type*> params);
   // Target::Amdgpu: a host helper has no GPU counterpart (yet); names the feature and line.
   [[noreturn]] void throw_missing_gpu_helper(std::string_view name) const;
   llvm::Function* sreg_fn();

@@ -34,10 +34,35 @@ struct KernelObject {
   bool grid_sync = false;         // needs a cooperative launch
 };
 
+// Device-side printf and assert write records into the device log, a buffer in device
+// memory that the runtime allocates, binds like a global (globals[kDeviceLogSymbol] = its
+// address, when CodeObject::uses_device_log) and drains after launches: it prints printf
+// records in order, and assert records as CUDA does (then the launch has failed: the wave
+// trapped). Without `globals` (mimic compile) the code object defines a log of capacity 0.
+//   DeviceLogHeader, then records from offset 16, each 8-byte aligned:
+//   Printf: DeviceLogRecord, uint64 format (device address of the string), then vprintf's
+//           argument buffer as CUDA packs it (each argument aligned to its size; %s and %p
+//           arguments are device addresses).
+//   Assert: DeviceLogRecord, uint64 message, file, function (device addresses of the
+//           strings), uint32 line, uint32 block[3], uint32 thread[3], uint32 0.
+// Writers reserve space with an atomic add on `used`; a record that does not fit is
+// dropped (used > capacity then tells the runtime that output was lost).
+inline constexpr const char* kDeviceLogSymbol = "mimic_device_log";
+struct DeviceLogHeader {
+  uint64_t capacity; // bytes of records after the header
+  uint64_t used;     // bytes reserved so far
+};
+enum class DeviceLogKind : uint32_t { Printf = 1, Assert = 2 };
+struct DeviceLogRecord {
+  uint32_t kind;  // DeviceLogKind
+  uint32_t bytes; // the whole record, this header included
+};
+
 struct CodeObject {
   std::string target;                  // e.g. "gfx1100"
   std::vector<uint8_t> elf;            // a complete, linked AMDGPU code object (ET_DYN)
   std::vector<KernelObject> kernels;   // in runtime::Program::kernels order
+  bool uses_device_log = false;        // printf or assert: bind and drain kDeviceLogSymbol
 };
 
 // Lowers, optimises and links `program` for `gfx` in-process (LLVM + lld; no external tool).

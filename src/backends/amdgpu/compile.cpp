@@ -10,6 +10,7 @@
 #include <cuda.h>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <unistd.h>
 
 #include <llvm/BinaryFormat/ELF.h>
@@ -18,6 +19,8 @@
 #include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/IntrinsicsAMDGPU.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
@@ -111,8 +114,9 @@ void move_allocas_to_private(llvm::Module& m) {
 }
 
 // Math the AMDGPU backend has no instruction or library call for: exp2/tanh/log2/sin/cos on
-// halves go through f32 (PTX's f16 approximations are within f32's), and tanh.approx.f32 is
-// computed from exp2 (within PTX's 2^-11 relative error: an odd polynomial near 0, where
+// halves go through f32 (PTX's f16 approximations are within f32's), so do the f64 ones
+// (PTX has no f64 ex2 or tanh: the shared lowering computes halves' ex2 and tanh in f64,
+// and f32 carries more than a half's result needs), and tanh.approx.f32 is computed from exp2 (within PTX's 2^-11 relative error: an odd polynomial near 0, where
 // (1 - e) / (1 + e) would cancel).
 void lower_unsupported_math(llvm::Module& m) {
   std::vector<llvm::IntrinsicInst*> calls;
@@ -136,10 +140,11 @@ void lower_unsupported_math(llvm::Module& m) {
     llvm::Value* x = c->getArgOperand(0);
     llvm::Type* type = x->getType();
     llvm::Type* element = type->getScalarType();
-    if (!element->isHalfTy() && !element->isBFloatTy() && !(element->isFloatTy() && c->getIntrinsicID() == llvm::Intrinsic::tanh))
+    bool narrow = element->isHalfTy() || element->isBFloatTy();
+    if (!narrow && !element->isDoubleTy() && !(element->isFloatTy() && c->getIntrinsicID() == llvm::Intrinsic::tanh))
       continue;
     llvm::Type* f32 = type->getWithNewType(b.getFloatTy());
-    llvm::Value* wide = element->isFloatTy() ? x : b.CreateFPExt(x, f32);
+    llvm::Value* wide = element->isFloatTy() ? x : narrow ? b.CreateFPExt(x, f32) : b.CreateFPTrunc(x, f32);
     llvm::Value* r;
     if (c->getIntrinsicID() == llvm::Intrinsic::tanh) {
       llvm::Value* a = b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, wide);
@@ -159,8 +164,10 @@ void lower_unsupported_math(llvm::Module& m) {
     } else {
       r = b.CreateUnaryIntrinsic(c->getIntrinsicID(), wide);
     }
-    if (!element->isFloatTy())
+    if (narrow)
       r = b.CreateFPTrunc(r, type);
+    else if (element->isDoubleTy())
+      r = b.CreateFPExt(r, type);
     c->replaceAllUsesWith(r);
     c->eraseFromParent();
   }
@@ -280,6 +287,157 @@ Status define_globals(const runtime::Program& program, const codegen::LoweredPro
   return {};
 }
 
+// Bytes of vprintf's argument buffer for `format` (CUDA's packing: each argument aligned to
+// its size; integers 4 bytes unless long, floating point 8, strings and pointers 8).
+size_t printf_argument_bytes(std::string_view format) {
+  size_t at = 0;
+  auto take = [&](size_t size) { at = (at + size - 1) / size * size + size; };
+  for (size_t i = 0; i < format.size(); ++i) {
+    if (format[i] != '%')
+      continue;
+    if (i + 1 < format.size() && format[i + 1] == '%') {
+      ++i;
+      continue;
+    }
+    ++i;
+    while (i < format.size() && std::strchr("-+ #0123456789.", format[i]))
+      ++i;
+    bool wide = false;
+    while (i < format.size() && std::strchr("hlLqjzt", format[i])) {
+      wide |= format[i] != 'h';
+      ++i;
+    }
+    if (i >= format.size())
+      break;
+    switch (format[i]) {
+    case 'd':
+    case 'i':
+    case 'u':
+    case 'x':
+    case 'X':
+    case 'o':
+    case 'c':
+      take(wide ? 8 : 4);
+      break;
+    case 'f':
+    case 'F':
+    case 'e':
+    case 'E':
+    case 'g':
+    case 'G':
+    case 'a':
+    case 'A':
+    case 's':
+    case 'p':
+      take(8);
+      break;
+    default: // not a conversion: printed as written, takes no argument
+      break;
+    }
+  }
+  return at;
+}
+
+// The PTX text of the string constant `p` points into (a module variable), or nothing.
+std::optional<std::string> constant_string(const runtime::Program& program, llvm::Value* p, const llvm::DataLayout& dl) {
+  llvm::APInt offset(64, 0);
+  auto* g = llvm::dyn_cast<llvm::GlobalVariable>(p->stripAndAccumulateConstantOffsets(dl, offset, true));
+  if (!g)
+    return std::nullopt;
+  std::string name = g->getName().str();
+  if (name.starts_with(codegen::global_symbol("")))
+    name = name.substr(codegen::global_symbol("").size());
+  const runtime::GlobalInfo* info = program.global(name);
+  if (!info)
+    return std::nullopt;
+  std::vector<uint8_t> bytes(info->size);
+  if (!runtime::initialize_global(*info, bytes.data(), [](std::string_view) -> Result<uint64_t> { return 0; }))
+    return std::nullopt;
+  size_t start = offset.getZExtValue();
+  if (start >= bytes.size())
+    return std::nullopt;
+  std::string text(bytes.begin() + long(start), bytes.end());
+  return text.substr(0, text.find('\0'));
+}
+
+// printf and assert (codegen::kGpuPrintf, kGpuAssert) as records in the device log
+// (code_object.h). Returns whether the module uses the log.
+Result<bool> lower_device_log(const runtime::Program& program, llvm::Module& m) {
+  llvm::Function* printf_fn = m.getFunction(codegen::kGpuPrintf);
+  llvm::Function* assert_fn = m.getFunction(codegen::kGpuAssert);
+  std::vector<llvm::CallInst*> calls;
+  for (llvm::Function* f : {printf_fn, assert_fn})
+    if (f)
+      for (llvm::User* u : f->users())
+        if (auto* c = llvm::dyn_cast<llvm::CallInst>(u))
+          calls.push_back(c);
+  if (calls.empty())
+    return false;
+  llvm::LLVMContext& c = m.getContext();
+  llvm::Type* i8 = llvm::Type::getInt8Ty(c);
+  llvm::Type* i32 = llvm::Type::getInt32Ty(c);
+  llvm::Type* i64 = llvm::Type::getInt64Ty(c);
+  auto* log = m.getNamedGlobal(kDeviceLogSymbol);
+  if (!log)
+    log = new llvm::GlobalVariable(m, llvm::ArrayType::get(i8, 0), false, llvm::GlobalValue::ExternalLinkage, nullptr,
+                                   kDeviceLogSymbol, nullptr, llvm::GlobalValue::NotThreadLocal, 1);
+  log->setAlignment(llvm::Align(16));
+  for (llvm::CallInst* call : calls) {
+    bool is_printf = call->getCalledFunction() == printf_fn;
+    uint32_t bytes = 64; // an assert record
+    if (is_printf) {
+      auto format = constant_string(program, call->getArgOperand(0), m.getDataLayout());
+      if (!format)
+        return Error(program.origin + ": printf in '" + call->getFunction()->getName().str() +
+                         "' has a format that is not a constant string of the program; amdgpu needs it at compile time",
+                     CUDA_ERROR_NOT_SUPPORTED);
+      bytes = uint32_t((16 + printf_argument_bytes(*format) + 7) / 8 * 8);
+    }
+    llvm::IRBuilder<> b(call);
+    llvm::SyncScope::ID agent = c.getOrInsertSyncScopeID("agent");
+    llvm::Value* used = b.CreateConstInBoundsGEP1_64(i8, log, 8);
+    llvm::Value* offset = b.CreateAtomicRMW(llvm::AtomicRMWInst::Add, used, b.getInt64(bytes), llvm::Align(8),
+                                            llvm::AtomicOrdering::Monotonic, agent);
+    llvm::Value* capacity = b.CreateAlignedLoad(i64, log, llvm::Align(16));
+    llvm::Value* fits = b.CreateICmpULE(b.CreateAdd(offset, b.getInt64(bytes)), capacity);
+    llvm::Instruction* then = llvm::SplitBlockAndInsertIfThen(fits, call, false);
+    b.SetInsertPoint(then);
+    llvm::Value* record = b.CreateGEP(i8, log, b.CreateAdd(offset, b.getInt64(16)));
+    auto put = [&](uint64_t at, llvm::Value* v) {
+      b.CreateAlignedStore(v, b.CreateConstInBoundsGEP1_64(i8, record, at), llvm::Align(4));
+    };
+    auto address = [&](llvm::Value* p) { return b.CreatePtrToInt(b.CreateAddrSpaceCast(p, b.getPtrTy()), i64); };
+    put(0, b.getInt32(uint32_t(is_printf ? DeviceLogKind::Printf : DeviceLogKind::Assert)));
+    put(4, b.getInt32(bytes));
+    if (is_printf) {
+      put(8, address(call->getArgOperand(0)));
+      if (bytes > 16)
+        b.CreateMemCpy(b.CreateConstInBoundsGEP1_64(i8, record, 16), llvm::Align(8), call->getArgOperand(1),
+                       llvm::Align(8), bytes - 16);
+    } else {
+      put(8, address(call->getArgOperand(0)));
+      put(16, address(call->getArgOperand(1)));
+      put(24, address(call->getArgOperand(3)));
+      put(32, call->getArgOperand(2));
+      const llvm::Intrinsic::ID ids[] = {
+          llvm::Intrinsic::amdgcn_workgroup_id_x, llvm::Intrinsic::amdgcn_workgroup_id_y,
+          llvm::Intrinsic::amdgcn_workgroup_id_z, llvm::Intrinsic::amdgcn_workitem_id_x,
+          llvm::Intrinsic::amdgcn_workitem_id_y,  llvm::Intrinsic::amdgcn_workitem_id_z};
+      for (size_t k = 0; k < 6; ++k)
+        put(36 + 4 * k, b.CreateIntrinsic(ids[k], llvm::ArrayRef<llvm::Type*>{}, llvm::ArrayRef<llvm::Value*>{}));
+      put(60, b.getInt32(0));
+    }
+    if (!call->getType()->isVoidTy())
+      call->replaceAllUsesWith(llvm::ConstantInt::get(call->getType(), 0));
+    call->eraseFromParent();
+  }
+  for (llvm::Function* f : {printf_fn, assert_fn})
+    if (f && f->use_empty())
+      f->eraseFromParent();
+  (void)i32;
+  return true;
+}
+
 // The relocatable object (or assembly) of the lowered module.
 Result<std::string> emit(llvm::Module& m, llvm::TargetMachine& tm, llvm::CodeGenFileType type, Diagnostics& d) {
   llvm::SmallVector<char, 0> out;
@@ -320,7 +478,9 @@ Result<std::vector<uint8_t>> link(const std::string& object, const std::vector<s
     }
     os << object;
   }
-  std::vector<const char*> args{"ld.lld", "-shared", "--no-undefined", "-o", out.c_str(), in.c_str()};
+  // -Bsymbolic: references to the runtime's globals (absolute symbols) go through GOT
+  // entries that hold their addresses, with no dynamic relocation left for the loader.
+  std::vector<const char*> args{"ld.lld", "-shared", "-Bsymbolic", "--no-undefined", "-o", out.c_str(), in.c_str()};
   for (const std::string& d : defsyms)
     args.push_back(d.c_str());
   std::string messages;
@@ -400,6 +560,7 @@ Status read_kernel_facts(CodeObject& co) {
 }
 
 struct Lowered {
+  bool uses_device_log = false;
   codegen::LoweredProgram program;
   std::unique_ptr<llvm::TargetMachine> tm;
   std::unique_ptr<Diagnostics> diagnostics;
@@ -421,7 +582,7 @@ Result<Lowered> lower_for(const runtime::Program& program, std::string_view gfx,
   auto lowered = codegen::lower(program, codegen::LowerOptions{codegen::Target::Amdgpu, false});
   if (!lowered)
     return lowered.error();
-  Lowered out{std::move(lowered.value()), std::move(tm.value()), std::make_unique<Diagnostics>()};
+  Lowered out{false, std::move(lowered.value()), std::move(tm.value()), std::make_unique<Diagnostics>()};
   llvm::Module& m = *out.program.module;
   m.getContext().setDiagnosticHandlerCallBack(&Diagnostics::handle, out.diagnostics.get());
   m.setTargetTriple(out.tm->getTargetTriple());
@@ -443,6 +604,23 @@ Result<Lowered> lower_for(const runtime::Program& program, std::string_view gfx,
   if (llvm::verifyModule(m, &os))
     return Error(program.origin + ": internal error, the AMDGPU IR is invalid: " + broken, CUDA_ERROR_INVALID_PTX);
   optimise(m, *out.tm);
+  // After optimisation, where printf's format has become a constant.
+  auto log = lower_device_log(program, m);
+  if (!log)
+    return log.error();
+  out.uses_device_log = log.value();
+  if (out.uses_device_log && !globals) { // mimic compile: a log of capacity 0 of its own
+    llvm::GlobalVariable* g = m.getNamedGlobal(kDeviceLogSymbol);
+    auto* header = llvm::ArrayType::get(llvm::Type::getInt64Ty(m.getContext()), 2);
+    auto* defined = new llvm::GlobalVariable(m, header, false, llvm::GlobalValue::ExternalLinkage,
+                                             llvm::ConstantAggregateZero::get(header), "", nullptr,
+                                             llvm::GlobalValue::NotThreadLocal, 1);
+    defined->setAlignment(llvm::Align(16));
+    defined->setVisibility(llvm::GlobalValue::ProtectedVisibility);
+    g->replaceAllUsesWith(defined);
+    g->eraseFromParent();
+    defined->setName(kDeviceLogSymbol);
+  }
   return out;
 }
 
@@ -455,6 +633,16 @@ Result<CodeObject> compile_code_object(const runtime::Program& program, std::str
     return lowered.error();
   Lowered& l = lowered.value();
   std::vector<std::string> defsyms;
+  if (globals && l.uses_device_log) {
+    auto it = globals->find(kDeviceLogSymbol);
+    if (it == globals->end())
+      return Error(program.origin + ": its kernels print or assert, and the runtime gave no device log (" +
+                       std::string(kDeviceLogSymbol) + ") to write to",
+                   CUDA_ERROR_NOT_SUPPORTED);
+    char address[32];
+    snprintf(address, sizeof address, "0x%llx", static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(it->second)));
+    defsyms.push_back("--defsym=" + std::string(kDeviceLogSymbol) + "=" + address);
+  }
   if (globals)
     for (const std::string& name : l.program.globals) {
       auto it = globals->find(name);
@@ -473,6 +661,7 @@ Result<CodeObject> compile_code_object(const runtime::Program& program, std::str
   CodeObject co;
   co.target = std::string(gfx);
   co.elf = std::move(elf.value());
+  co.uses_device_log = l.uses_device_log;
   for (size_t i = 0; i < program.kernels.size(); ++i) {
     KernelObject k;
     k.name = program.kernels[i].name;
