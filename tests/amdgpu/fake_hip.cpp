@@ -52,7 +52,7 @@ bool valid(int device) {
 }
 
 std::mutex mutex;
-std::map<void*, size_t> allocations;
+std::map<void*, size_t> allocations, host_allocations, registered;
 thread_local int current_device = 0;
 int cooperative_param_count = 0;
 hipError_t next_launch_error = 0;
@@ -172,9 +172,37 @@ EXPORT hipError_t hipMalloc(void** pointer, size_t bytes) {
 #endif
 EXPORT hipError_t hipFree(void* pointer) {
   std::lock_guard lock(mutex);
-  if (!allocations.erase(pointer)) return 17; // hipErrorInvalidDevicePointer
+  if (!allocations.erase(pointer)) return 17; // hipErrorInvalidDevicePointer (hipHostMalloc's too)
   std::free(pointer);
   return 0;
+}
+EXPORT hipError_t hipMallocManaged(void** pointer, size_t bytes, unsigned flags) {
+  if (flags != 1) return 1; // Mimic asks for hipMemAttachGlobal
+  *pointer = std::aligned_alloc(256, (bytes + 255) & ~size_t(255));
+  std::lock_guard lock(mutex);
+  allocations[*pointer] = bytes;
+  return 0;
+}
+EXPORT hipError_t hipHostMalloc(void** pointer, size_t bytes, unsigned) {
+  *pointer = std::aligned_alloc(4096, (bytes + 4095) & ~size_t(4095));
+  std::lock_guard lock(mutex);
+  host_allocations[*pointer] = bytes;
+  return 0;
+}
+EXPORT hipError_t hipHostFree(void* pointer) {
+  std::lock_guard lock(mutex);
+  if (!host_allocations.erase(pointer)) return 1;
+  std::free(pointer);
+  return 0;
+}
+EXPORT hipError_t hipHostRegister(void* pointer, size_t bytes, unsigned) {
+  std::lock_guard lock(mutex);
+  if (!registered.emplace(pointer, bytes).second) return 712; // hipErrorHostMemoryAlreadyRegistered
+  return 0;
+}
+EXPORT hipError_t hipHostUnregister(void* pointer) {
+  std::lock_guard lock(mutex);
+  return registered.erase(pointer) ? 0 : 713; // hipErrorHostMemoryNotRegistered
 }
 EXPORT hipError_t hipMemcpy(void* dst, const void* src, size_t bytes, int kind) {
   if (kind != 4) return 21; // Mimic always lets HIP tell the direction (hipMemcpyDefault)
@@ -268,5 +296,5 @@ EXPORT const FakeHipLaunch* fakeHipLastLaunch() {
 }
 EXPORT size_t fakeHipLiveAllocations() {
   std::lock_guard lock(mutex);
-  return allocations.size();
+  return allocations.size() + host_allocations.size() + registered.size();
 }

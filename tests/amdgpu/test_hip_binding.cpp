@@ -253,6 +253,31 @@ TEST(AmdgpuBackend, AllocateCopyFill) {
       << huge.error().message();
 }
 
+TEST(AmdgpuBackend, HostManagedAndRegisteredMemory) {
+  const HipApi& hip = load(FAKE_HIP6);
+  auto live = hook<FakeHipLiveAllocations>(hip, "fakeHipLiveAllocations");
+  auto backend = backend_of(hip, "gfx1100");
+  ASSERT_TRUE(backend);
+  size_t before = live();
+  Result<void*> host = backend->allocate_host(0, 100);
+  ASSERT_TRUE(host.ok()) << host.error().message();
+  std::memset(*host, 7, 100); // the host uses it directly
+  Result<void*> managed = backend->allocate_managed(0, 100);
+  ASSERT_TRUE(managed.ok()) << managed.error().message();
+  std::memset(*managed, 8, 100);
+  std::vector<char> pageable(4096);
+  ASSERT_TRUE(backend->register_host(0, pageable.data(), pageable.size()).ok());
+  Status again = backend->register_host(0, pageable.data(), pageable.size());
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.error().code(), CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+  EXPECT_EQ(live(), before + 3);
+  // Each kind goes back the way it came (the fake refuses hipFree of hipHostMalloc memory).
+  backend->release_host(0, *host);
+  backend->release(0, *managed);
+  backend->unregister_host(0, pageable.data());
+  EXPECT_EQ(live(), before);
+}
+
 TEST(AmdgpuBackend, LaunchPassesThePackedArguments) {
   const HipApi& hip = load(FAKE_HIP6);
   auto backend = backend_of(hip, "gfx1100");

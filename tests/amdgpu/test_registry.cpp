@@ -4,6 +4,7 @@
 // chosen once per process.
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "../driver/libcuda_loader.h"
 
@@ -55,6 +56,21 @@ TEST(Registry, AmdGpuFirstThenCpu) {
   for (size_t i = 0; i < back.size(); ++i)
     EXPECT_EQ(back[i], i >= 4 && i < 8 ? 0x01020304u : uint32_t(i * 3)) << i;
   EXPECT_EQ(CU(cuMemFree)(p), CUDA_SUCCESS);
+
+  // Pinned, managed and registered host memory: the host uses them at the same address.
+  void* pinned = nullptr;
+  ASSERT_EQ(CU(cuMemAllocHost)(&pinned, 256), CUDA_SUCCESS);
+  std::memset(pinned, 0x5a, 256);
+  EXPECT_EQ(CU(cuMemFreeHost)(pinned), CUDA_SUCCESS);
+  CUdeviceptr managed = 0;
+  ASSERT_EQ(CU(cuMemAllocManaged)(&managed, 256, CU_MEM_ATTACH_GLOBAL), CUDA_SUCCESS);
+  std::memset(reinterpret_cast<void*>(managed), 0x5b, 256);
+  EXPECT_EQ(CU(cuMemFree)(managed), CUDA_SUCCESS);
+  std::vector<char> pageable(8192);
+  ASSERT_EQ(CU(cuMemHostRegister)(pageable.data(), pageable.size(), 0), CUDA_SUCCESS);
+  EXPECT_EQ(CU(cuMemHostRegister)(pageable.data(), pageable.size(), 0),
+            CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+  EXPECT_EQ(CU(cuMemHostUnregister)(pageable.data()), CUDA_SUCCESS);
   EXPECT_EQ(CU(cuDevicePrimaryCtxRelease)(0), CUDA_SUCCESS);
 }
 

@@ -8,49 +8,38 @@ namespace mimic::amdgpu {
 
 namespace {
 
-// HIP's error numbers follow CUDA's where the two share a meaning; the rest map by hand.
+// HIP's error numbers follow CUDA's where the two share a meaning; this table says which
+// CUresult each HIP error Mimic can meet stands for (others: CUDA_ERROR_UNKNOWN).
+constexpr struct {
+  hipError_t hip;
+  CUresult cuda;
+} kHipToCuda[] = {
+    {0, CUDA_SUCCESS},
+    {1, CUDA_ERROR_INVALID_VALUE},
+    {2, CUDA_ERROR_OUT_OF_MEMORY},
+    {3, CUDA_ERROR_NOT_INITIALIZED},
+    {9, CUDA_ERROR_INVALID_VALUE}, // hipErrorInvalidConfiguration: a bad launch shape
+    {98, CUDA_ERROR_INVALID_HANDLE},
+    {100, CUDA_ERROR_NO_DEVICE},
+    {101, CUDA_ERROR_INVALID_DEVICE},
+    {200, CUDA_ERROR_INVALID_IMAGE},
+    {209, CUDA_ERROR_NO_BINARY_FOR_GPU},
+    {218, CUDA_ERROR_INVALID_IMAGE},
+    {400, CUDA_ERROR_INVALID_HANDLE},
+    {500, CUDA_ERROR_NOT_FOUND},
+    {700, CUDA_ERROR_ILLEGAL_ADDRESS},
+    {701, CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES},
+    {702, CUDA_ERROR_LAUNCH_TIMEOUT},
+    {710, CUDA_ERROR_ASSERT},
+    {719, CUDA_ERROR_LAUNCH_FAILED},
+    {720, CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE},
+    {801, CUDA_ERROR_NOT_SUPPORTED},
+};
+
 CUresult cuda_result(hipError_t e) {
-  switch (e) {
-  case 0:
-    return CUDA_SUCCESS;
-  case 1:
-  case 9:
-    return CUDA_ERROR_INVALID_VALUE; // invalid value, invalid configuration
-  case 2:
-    return CUDA_ERROR_OUT_OF_MEMORY;
-  case 3:
-    return CUDA_ERROR_NOT_INITIALIZED;
-  case 98:
-  case 400:
-    return CUDA_ERROR_INVALID_HANDLE;
-  case 100:
-    return CUDA_ERROR_NO_DEVICE;
-  case 101:
-    return CUDA_ERROR_INVALID_DEVICE;
-  case 200:
-  case 218:
-    return CUDA_ERROR_INVALID_IMAGE;
-  case 209:
-    return CUDA_ERROR_NO_BINARY_FOR_GPU;
-  case 500:
-    return CUDA_ERROR_NOT_FOUND;
-  case 700:
-    return CUDA_ERROR_ILLEGAL_ADDRESS;
-  case 701:
-    return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
-  case 702:
-    return CUDA_ERROR_LAUNCH_TIMEOUT;
-  case 710:
-    return CUDA_ERROR_ASSERT;
-  case 719:
-    return CUDA_ERROR_LAUNCH_FAILED;
-  case 720:
-    return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
-  case 801:
-    return CUDA_ERROR_NOT_SUPPORTED;
-  default:
-    return CUDA_ERROR_UNKNOWN;
-  }
+  for (const auto& m : kHipToCuda)
+    if (m.hip == e) return m.cuda;
+  return CUDA_ERROR_UNKNOWN;
 }
 
 // A program's kernels loaded into one GPU.
@@ -108,6 +97,53 @@ public:
     if (!use(device)) return;
     if (hipError_t e = hip_.hipFree(pointer); e != hipSuccess)
       log_warning("hipFree on " + describe(device) + ": " + hip_.describe(e));
+  }
+
+  // Host memory the host dereferences, not device memory: cuMemAllocHost and
+  // cuMemHostRegister memory must be usable by both at one address, as with CUDA.
+  Result<void*> allocate_host(size_t device, size_t bytes) override {
+    if (Status s = use(device); !s) return s.error();
+    void* pointer = nullptr;
+    if (hipError_t e = hip_.hipHostMalloc(&pointer, bytes, hipHostMallocDefault);
+        e != hipSuccess || !pointer)
+      return Error("hipHostMalloc of " + std::to_string(bytes) + " bytes for " + describe(device) +
+                       ": " + hip_.describe(e),
+                   CUDA_ERROR_OUT_OF_MEMORY);
+    return pointer;
+  }
+
+  void release_host(size_t device, void* pointer) override {
+    if (!use(device)) return;
+    if (hipError_t e = hip_.hipHostFree(pointer); e != hipSuccess)
+      log_warning("hipHostFree for " + describe(device) + ": " + hip_.describe(e));
+  }
+
+  Result<void*> allocate_managed(size_t device, size_t bytes) override {
+    if (Status s = use(device); !s) return s.error();
+    void* pointer = nullptr;
+    if (hipError_t e = hip_.hipMallocManaged(&pointer, bytes, hipMemAttachGlobal);
+        e != hipSuccess || !pointer)
+      return Error("hipMallocManaged of " + std::to_string(bytes) + " bytes on " +
+                       describe(device) + ": " + hip_.describe(e),
+                   e == 801 ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_OUT_OF_MEMORY);
+    return pointer;
+  }
+
+  Status register_host(size_t device, void* pointer, size_t bytes) override {
+    if (Status s = use(device); !s) return s;
+    if (hipError_t e =
+            hip_.hipHostRegister(pointer, bytes, hipHostRegisterPortable | hipHostRegisterMapped);
+        e != hipSuccess)
+      return Error("hipHostRegister of " + std::to_string(bytes) + " bytes for " +
+                       describe(device) + ": " + hip_.describe(e),
+                   e == 712 ? CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED : cuda_result(e));
+    return {};
+  }
+
+  void unregister_host(size_t device, void* pointer) override {
+    if (!use(device)) return;
+    if (hipError_t e = hip_.hipHostUnregister(pointer); e != hipSuccess)
+      log_warning("hipHostUnregister for " + describe(device) + ": " + hip_.describe(e));
   }
 
   Status copy(void* dst, const void* src, size_t bytes) override {

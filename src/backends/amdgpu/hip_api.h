@@ -26,6 +26,9 @@ constexpr hipError_t hipSuccess = 0;
 constexpr hipError_t hipErrorNoDevice = 100;
 constexpr hipError_t hipErrorInvalidDevice = 101;
 constexpr int hipMemcpyDefault = 4; // hipMemcpyKind: direction from the pointers
+constexpr unsigned hipHostMallocDefault = 0;   // pinned, mapped into every device
+constexpr unsigned hipMemAttachGlobal = 1;     // managed memory any stream may use
+constexpr unsigned hipHostRegisterPortable = 1, hipHostRegisterMapped = 2;
 // The tags of hipModuleLaunchKernel's `extra` list (the packed kernel arguments), which HIP
 // defines as the pointers (void*)1, 2 and 3.
 constexpr uintptr_t HIP_LAUNCH_PARAM_BUFFER_POINTER = 1;
