@@ -224,6 +224,14 @@ Value* FunctionLowering::sreg(int which) {
 
 // ---------------------------------------------------------------- the thread loop
 
+// A pointer as the helpers of block_state.h take it: on a GPU, generic (state-space
+// pointers are cast); on the CPU every pointer is.
+Value* FunctionLowering::generic(Value* p) {
+  if (p->getType()->getPointerAddressSpace() == 0)
+    return p;
+  return b_.CreateAddrSpaceCast(p, b_.getPtrTy());
+}
+
 Value* FunctionLowering::thread_index() {
   if (gpu())
     return gpu_linear_thread();
@@ -272,6 +280,12 @@ void FunctionLowering::stop_thread(uint32_t code) {
 
 // A split point: the thread stops here; the code that follows is where it resumes.
 unsigned FunctionLowering::split(SplitKind kind) {
+  if (gpu()) { // no thread loop: a thread that waits for others only lets them run a while
+    if (kind != SplitKind::Yield)
+      gpu_unsupported("this wait for other threads");
+    gpu_yield();
+    return 0;
+  }
   if (!is_kernel_)
     throw LoweringError{"barriers and warp operations inside a function that is not inlined (.func '" +
                         std::string(f_.name) + "') are not supported yet"};
@@ -1162,8 +1176,11 @@ Function* ModuleLowering::sreg_fn() {
 }
 
 Function* ModuleLowering::helper(const char* name, Type* result, std::initializer_list<Type*> params) {
-  if (gpu())
+  if (gpu()) {
+    if (Function* f = gpu_helper(name))
+      return f;
     throw_missing_gpu_helper(name);
+  }
   auto& f = helpers_[name];
   if (!f) {
     f = Function::Create(FunctionType::get(result, std::vector<Type*>(params), false), GlobalValue::ExternalLinkage,

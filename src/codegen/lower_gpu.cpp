@@ -63,6 +63,17 @@ GlobalVariable* ModuleLowering::gpu_dynamic_shared() {
   return gpu_dynamic_shared_;
 }
 
+GlobalVariable* ModuleLowering::gpu_reserved_shared() {
+  if (!gpu_reserved_shared_) {
+    auto* type = ArrayType::get(Type::getInt8Ty(*context_), kReservedSharedBytes);
+    gpu_reserved_shared_ = new GlobalVariable(*module_, type, false, GlobalValue::InternalLinkage,
+                                              PoisonValue::get(type), "mimic_reserved_shared", nullptr,
+                                              GlobalValue::NotThreadLocal, kLdsSpace);
+    gpu_reserved_shared_->setAlignment(Align(16));
+  }
+  return gpu_reserved_shared_;
+}
+
 GlobalVariable* ModuleLowering::gpu_reduction_word() {
   if (!gpu_reduction_word_) {
     Type* i32 = Type::getInt32Ty(*context_);
@@ -79,6 +90,117 @@ Function* ModuleLowering::gpu_log_function(const char* name, Type* result, std::
   Function* f = Function::Create(FunctionType::get(result, std::vector<Type*>(params), false),
                                  GlobalValue::ExternalLinkage, name, module_.get());
   f->setDoesNotThrow();
+  return f;
+}
+
+// mbarrier objects on a GPU: the helpers of block_state.h defined in the module over the
+// same 64-bit word as the CPU's (pending arrivals in bits 0-19, expected arrivals 20-39,
+// pending transaction bytes 40-62 signed, the phase in bit 63), updated by compare and swap.
+namespace {
+
+struct MbarrierWord {
+  Value *pending, *expected, *tx, *phase; // i32 each
+};
+
+MbarrierWord unpack(IRBuilder<>& b, Value* w) {
+  Type* i32 = b.getInt32Ty();
+  auto field = [&](unsigned shift, uint64_t mask) { return b.CreateTrunc(b.CreateAnd(b.CreateLShr(w, shift), mask), i32); };
+  Value* tx = b.CreateAShr(b.CreateShl(field(40, 0x7fffff), 9), 9);
+  return {field(0, 0xfffff), field(20, 0xfffff), tx, field(63, 1)};
+}
+
+Value* pack(IRBuilder<>& b, const MbarrierWord& m) {
+  Type* i64 = b.getInt64Ty();
+  auto field = [&](Value* v, uint64_t mask, unsigned shift) { return b.CreateShl(b.CreateAnd(b.CreateZExt(v, i64), mask), shift); };
+  return b.CreateOr(b.CreateOr(field(m.pending, 0xfffff, 0), field(m.expected, 0xfffff, 20)),
+                    b.CreateOr(field(m.tx, 0x7fffff, 40), field(m.phase, 1, 63)));
+}
+
+// The phase completes when every arrival and every transaction byte came: it flips, and
+// the next phase expects the arrivals again.
+MbarrierWord complete_if_done(IRBuilder<>& b, MbarrierWord m) {
+  Value* done = b.CreateAnd(b.CreateICmpEQ(m.pending, b.getInt32(0)), b.CreateICmpSLE(m.tx, b.getInt32(0)));
+  return {b.CreateSelect(done, m.expected, m.pending), m.expected, b.CreateSelect(done, b.getInt32(0), m.tx),
+          b.CreateSelect(done, b.CreateXor(m.phase, 1), m.phase)};
+}
+
+// fn(ptr word, args...): a compare-and-swap loop applying `change`; returns the old word.
+Value* update_word(IRBuilder<>& b, Function* fn, Value* word, const std::function<MbarrierWord(MbarrierWord)>& change) {
+  LLVMContext& c = b.getContext();
+  SyncScope::ID agent = c.getOrInsertSyncScopeID("agent");
+  LoadInst* first = b.CreateAlignedLoad(b.getInt64Ty(), word, Align(8));
+  first->setAtomic(AtomicOrdering::Acquire, agent);
+  BasicBlock* entry = b.GetInsertBlock();
+  BasicBlock* loop = BasicBlock::Create(c, "cas", fn);
+  BasicBlock* done = BasicBlock::Create(c, "cas_done", fn);
+  b.CreateBr(loop);
+  b.SetInsertPoint(loop);
+  PHINode* old = b.CreatePHI(b.getInt64Ty(), 2);
+  old->addIncoming(first, entry);
+  Value* fresh = pack(b, change(unpack(b, old)));
+  Value* pair = b.CreateAtomicCmpXchg(word, old, fresh, Align(8), AtomicOrdering::AcquireRelease,
+                                      AtomicOrdering::Acquire, agent);
+  Value* seen = b.CreateExtractValue(pair, 0);
+  old->addIncoming(seen, loop);
+  b.CreateCondBr(b.CreateExtractValue(pair, 1), done, loop);
+  b.SetInsertPoint(done);
+  return old;
+}
+
+} // namespace
+
+Function* ModuleLowering::gpu_helper(std::string_view name) {
+  if (!name.starts_with("mimic_mbarrier_"))
+    return nullptr;
+  if (Function* f = module_->getFunction(name))
+    return f;
+  LLVMContext& c = *context_;
+  Type* i32 = Type::getInt32Ty(c);
+  Type* i64 = Type::getInt64Ty(c);
+  Type* ptr = PointerType::get(c, 0);
+  Type* void_ty = Type::getVoidTy(c);
+  FunctionType* type = name == "mimic_mbarrier_init"     ? FunctionType::get(void_ty, {ptr, i32}, false)
+                       : name == "mimic_mbarrier_arrive" ? FunctionType::get(i64, {ptr, i32, i32}, false)
+                       : name == "mimic_mbarrier_tx"     ? FunctionType::get(void_ty, {ptr, i32}, false)
+                       : name == "mimic_mbarrier_phase"  ? FunctionType::get(i32, {ptr}, false)
+                                                         : nullptr;
+  if (!type)
+    return nullptr;
+  Function* f = Function::Create(type, GlobalValue::InternalLinkage, name, module_.get());
+  f->addFnAttr(Attribute::AlwaysInline);
+  IRBuilder<> b(BasicBlock::Create(c, "entry", f));
+  Value* word = f->getArg(0);
+  SyncScope::ID agent = c.getOrInsertSyncScopeID("agent");
+  if (name == "mimic_mbarrier_init") {
+    Value* count = f->getArg(1);
+    b.CreateAlignedStore(pack(b, {count, count, b.getInt32(0), b.getInt32(0)}), word, Align(8))
+        ->setAtomic(AtomicOrdering::Release, agent);
+    b.CreateRetVoid();
+  } else if (name == "mimic_mbarrier_arrive") {
+    Value* count = f->getArg(1);
+    Value* drop = b.CreateICmpNE(f->getArg(2), b.getInt32(0));
+    auto less = [&](Value* v) { return b.CreateSelect(b.CreateICmpUGT(v, count), b.CreateSub(v, count), b.getInt32(0)); };
+    Value* old = update_word(b, f, word, [&](MbarrierWord m) {
+      m.pending = less(m.pending);
+      m.expected = b.CreateSelect(drop, less(m.expected), m.expected);
+      return complete_if_done(b, m);
+    });
+    b.CreateRet(b.CreateLShr(old, 63)); // the token: the phase this arrival belongs to
+  } else if (name == "mimic_mbarrier_tx") {
+    Value* delta = f->getArg(1);
+    update_word(b, f, word, [&](MbarrierWord m) {
+      m.tx = b.CreateAdd(m.tx, delta);
+      MbarrierWord done = complete_if_done(b, m);
+      Value* completes = b.CreateICmpSLT(delta, b.getInt32(0)); // only completing bytes end a phase
+      return MbarrierWord{b.CreateSelect(completes, done.pending, m.pending), m.expected,
+                          b.CreateSelect(completes, done.tx, m.tx), b.CreateSelect(completes, done.phase, m.phase)};
+    });
+    b.CreateRetVoid();
+  } else {
+    LoadInst* w = b.CreateAlignedLoad(i64, word, Align(8));
+    w->setAtomic(AtomicOrdering::Acquire, agent);
+    b.CreateRet(b.CreateTrunc(b.CreateLShr(w, 63), i32));
+  }
   return f;
 }
 
@@ -173,6 +295,9 @@ void FunctionLowering::gpu_stop(uint32_t code) {
   b_.CreateUnreachable();
 }
 
+// A thread waiting for others (an mbarrier phase, nanosleep) sleeps a little and looks again.
+void FunctionLowering::gpu_yield() { intrinsic(b_, Intrinsic::amdgcn_s_sleep, {b_.getInt32(1)}); }
+
 // ---------------------------------------------------------------- special registers
 
 Value* FunctionLowering::gpu_implicit_arg(uint64_t offset, Type* type) {
@@ -205,6 +330,11 @@ Value* FunctionLowering::gpu_sreg(SpecialRegister r) {
     Value* shifted = b_.CreateShl(b_.getInt32(inclusive == below ? 2 : 1), gpu_lane());
     Value* mask = b_.CreateSub(shifted, b_.getInt32(1));
     return below ? mask : b_.CreateNot(mask);
+  };
+  // The block's reserved shared memory (block_state.h): an LDS variable of its own.
+  auto reserved = [&](uint64_t offset) {
+    Value* p = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), lowering_.gpu_reserved_shared(), offset);
+    return b_.CreatePtrToInt(p, i32);
   };
   switch (r) {
   case R::TidX:
@@ -253,6 +383,14 @@ Value* FunctionLowering::gpu_sreg(SpecialRegister r) {
     return gpu_implicit_arg(kImplicitDynamicLds, i32);
   case R::TotalSmemSize:
     return b_.CreateAdd(b_.getInt32(uint32_t(info_.dynamic_shared_offset)), gpu_implicit_arg(kImplicitDynamicLds, i32));
+  case R::ReservedSmemBegin:
+  case R::ReservedSmem0:
+    return reserved(0);
+  case R::ReservedSmem1: // cooperative groups keeps its scratch here
+    return reserved(256);
+  case R::ReservedSmemEnd:
+  case R::ReservedSmemCap:
+    return reserved(kReservedSharedBytes);
   case R::EnvReg0:
   case R::EnvReg1:
   case R::EnvReg2:
@@ -625,7 +763,7 @@ bool FunctionLowering::lower_gpu_instruction(const ptx::Instruction& ins) {
     return true;
   }
   case Opcode::Nanosleep:
-    intrinsic(b_, Intrinsic::amdgcn_s_sleep, {b_.getInt32(1)});
+    gpu_yield();
     return true;
   case Opcode::Mma:
   case Opcode::Wmma:
@@ -640,8 +778,6 @@ bool FunctionLowering::lower_gpu_instruction(const ptx::Instruction& ins) {
   case Opcode::Txq:
   case Opcode::Suq:
     gpu_unsupported("textures and surfaces");
-  case Opcode::Mbarrier:
-    gpu_unsupported("mbarrier objects");
   default:
     return false;
   }

@@ -40,9 +40,13 @@ public:
   llvm::GlobalVariable* gpu_shared_window(const runtime::KernelInfo& kernel);
   llvm::GlobalVariable* gpu_dynamic_shared();
   llvm::GlobalVariable* gpu_reduction_word();
+  llvm::GlobalVariable* gpu_reserved_shared(); // %reserved_smem_offset_*: kReservedSharedBytes
   // Target::Amdgpu: printf and assert call these placeholders (kGpuPrintf, kGpuAssert in
   // lower.h), which the backend replaces with writes to its device log.
   llvm::Function* gpu_log_function(const char* name, llvm::Type* result, std::initializer_list<llvm::Type*> params);
+  // Target::Amdgpu: the GPU's own definition of a helper of block_state.h (mbarrier
+  // objects), or null when it has none.
+  llvm::Function* gpu_helper(std::string_view name);
   // Target::Amdgpu: a host helper has no GPU counterpart (yet); names the feature and line.
   [[noreturn]] void throw_missing_gpu_helper(std::string_view name) const;
   llvm::Function* sreg_fn();
@@ -84,6 +88,7 @@ private:
   std::map<std::string, llvm::GlobalVariable*, std::less<>> gpu_windows_;
   llvm::GlobalVariable* gpu_dynamic_shared_ = nullptr;
   llvm::GlobalVariable* gpu_reduction_word_ = nullptr;
+  llvm::GlobalVariable* gpu_reserved_shared_ = nullptr;
   std::unique_ptr<llvm::LLVMContext> context_;
   std::unique_ptr<llvm::Module> module_;
   llvm::Function* sreg_ = nullptr;
@@ -146,6 +151,7 @@ private:
   Register* reg(std::string_view name);
   llvm::Value* convert(llvm::Value* v, llvm::Type* to, bool sign_extend);
   llvm::Value* special_register(const ptx::Operand& op);
+  llvm::Value* generic(llvm::Value* p);
   llvm::Value* sreg(int which); // @mimic.sreg, or its GPU form
   // The resumable thread loop (block_state.h).
   llvm::Value* thread_index();
@@ -216,6 +222,7 @@ private:
   llvm::Value* gpu_frame();                                                // the thread's .local frame
   llvm::Value* gpu_address(ptx::Modifier space, llvm::Value* address64);   // a state space's pointer
   void gpu_stop(uint32_t code);
+  void gpu_yield();
   void gpu_block_barrier();
   void gpu_barrier(const ptx::Instruction& ins);
   void gpu_warp(const ptx::Instruction& ins);

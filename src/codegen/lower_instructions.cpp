@@ -473,7 +473,7 @@ void FunctionLowering::lower_cp_async(const ptx::Instruction& ins) {
     // cancel; with it, the arrival counts.
     if (has(ins, Modifier::Noinc)) {
       Modifier space = has(ins, Modifier::Shared) || has(ins, Modifier::SharedCta) ? Modifier::Shared : Modifier::None;
-      Value* bar = address(ins, ins.operands[0], space);
+      Value* bar = generic(address(ins, ins.operands[0], space));
       Function* f = lowering_.helper("mimic_mbarrier_arrive", b_.getInt64Ty(), {b_.getPtrTy(), b_.getInt32Ty(), b_.getInt32Ty()});
       b_.CreateCall(f, {bar, b_.getInt32(1), b_.getInt32(0)});
     }
@@ -558,7 +558,7 @@ void FunctionLowering::lower_cp_async_bulk(const ptx::Instruction& ins) {
   }
   b_.CreateMemCpy(dst, MaybeAlign(16), src, MaybeAlign(16), b_.CreateZExt(size, b_.getInt64Ty()));
   if (mbarrier) {
-    Value* bar = address(ins, ins.operands[3], spaces[0] == Modifier::Global ? Modifier::Shared : shared_kind(spaces[0]));
+    Value* bar = generic(address(ins, ins.operands[3], spaces[0] == Modifier::Global ? Modifier::Shared : shared_kind(spaces[0])));
     Function* tx = lowering_.helper("mimic_mbarrier_tx", b_.getVoidTy(), {b_.getPtrTy(), b_.getInt32Ty()});
     b_.CreateCall(tx, {bar, b_.CreateNeg(size)});
   }

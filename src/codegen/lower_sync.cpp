@@ -246,7 +246,7 @@ void FunctionLowering::lower_mbarrier(const ptx::Instruction& ins) {
                                                                              : Modifier::None;
   auto operand_u32 = [&](size_t i) { return value(ins, ins.operands[i], i32, false); };
   if (ins.has(Modifier::Init)) {
-    Value* bar = address(ins, ins.operands[0], space);
+    Value* bar = generic(address(ins, ins.operands[0], space));
     b_.CreateCall(lowering_.helper("mimic_mbarrier_init", b_.getVoidTy(), {ptr, i32}), {bar, operand_u32(1)});
     return;
   }
@@ -259,14 +259,14 @@ void FunctionLowering::lower_mbarrier(const ptx::Instruction& ins) {
   Function* tx = lowering_.helper("mimic_mbarrier_tx", b_.getVoidTy(), {ptr, i32});
   if ((ins.has(Modifier::ExpectTx) || ins.has(Modifier::CompleteTx)) && !ins.has(Modifier::Arrive) &&
       !ins.has(Modifier::ArriveDrop)) {
-    Value* bar = address(ins, ins.operands[0], space);
+    Value* bar = generic(address(ins, ins.operands[0], space));
     Value* bytes = operand_u32(1);
     b_.CreateCall(tx, {bar, ins.has(Modifier::CompleteTx) ? b_.CreateNeg(bytes) : bytes});
     return;
   }
   if (ins.has(Modifier::Arrive) || ins.has(Modifier::ArriveDrop)) {
     // mbarrier.arrive{_drop}{.expect_tx}... state, [addr]{, count | txCount}
-    Value* bar = address(ins, ins.operands[1], space);
+    Value* bar = generic(address(ins, ins.operands[1], space));
     Value* count = b_.getInt32(1);
     if (ins.has(Modifier::ExpectTx))
       b_.CreateCall(tx, {bar, operand_u32(2)});
@@ -282,7 +282,7 @@ void FunctionLowering::lower_mbarrier(const ptx::Instruction& ins) {
     Function* phase_of = lowering_.helper("mimic_mbarrier_phase", i32, {ptr});
     bool parity = ins.has(Modifier::Parity);
     auto complete = [&]() {
-      Value* bar = address(ins, ins.operands[1], space);
+      Value* bar = generic(address(ins, ins.operands[1], space));
       Value* waited = parity ? b_.CreateAnd(operand_u32(2), b_.getInt32(1))
                              : b_.CreateTrunc(b_.CreateAnd(value(ins, ins.operands[2], i64, false), b_.getInt64(1)), i32);
       return b_.CreateICmpNE(b_.CreateCall(phase_of, {bar}), waited);

@@ -74,8 +74,9 @@ def check(hsaco, target, kernels_file, readelf, readobj):
         if args != want:
             problems.append("%s: arguments at %s, the launch packs them at %s" % (name, args, want))
         lds = k.get(".group_segment_fixed_size", -1)
-        # The kernel's shared variables, plus at most bar.red's word and alignment.
-        if not shared <= lds <= shared + 32:
+        # The kernel's shared variables, plus at most bar.red's word and alignment, and the
+        # block's reserved shared memory (1024 bytes) when it reads %reserved_smem_offset_*.
+        if not (shared <= lds <= shared + 32 or shared + 1024 <= lds <= shared + 1024 + 32):
             problems.append("%s: %s bytes of static LDS, the kernel declares %d" % (name, lds, shared))
         end = (params[-1][0] + params[-1][1]) if params else 0
         if k.get(".kernarg_segment_size", 0) < end:

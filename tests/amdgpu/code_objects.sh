@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every tests/ptx kernel file and every tests/cuda program's PTX (nvcc -ptx, with the
-# program's `// nvcc-flags:`) compiled by `mimic compile` into an AMDGPU code object for
+# program's `// nvcc-flags:`; also with -G for the `// variants: debug` ones) compiled by `mimic compile` into an AMDGPU code object for
 # each target, and each code object checked with LLVM's object tools
 # (check_code_object.py: AMDGPU ELF for the target, every kernel in the metadata with the
 # launch's argument layout, its static LDS, wave32, no undefined symbols).
@@ -25,17 +25,24 @@ inputs=()
 for f in "$tests"/ptx/*.ptx; do
   inputs+=("ptx/$(basename "$f" .ptx)=$f")
 done
+ptx_of() { # SOURCE NAME FLAGS: nvcc's PTX, rebuilt when the source or the flags change
+  local src=$1 name=$2 flags=$3 out="$work/ptx/$2.ptx"
+  if [ ! -s "$out" ] || [ "$src" -nt "$out" ] || [ "$(cat "$out.flags" 2> /dev/null)" != "$flags" ]; then
+    # shellcheck disable=SC2086
+    "$nvcc" -ptx $flags -o "$out" "$src" 2> "$out.log" || { echo "FAIL cuda/$name: nvcc -ptx $flags failed"; head -3 "$out.log"; return 1; }
+    echo "$flags" > "$out.flags"
+  fi
+  inputs+=("cuda/$name=$out")
+}
 if [ "$nvcc" != none ] && [ -x "$nvcc" ]; then
   for src in "$tests"/cuda/*.cu; do
     name=$(basename "$src" .cu)
-    out="$work/ptx/$name.ptx"
     flags=$(sed -n 's|^// nvcc-flags: *||p' "$src" | head -n 1 | sed 's/-l[a-z]*//g')
-    if [ ! -s "$out" ] || [ "$src" -nt "$out" ] || [ "$(cat "$out.flags" 2> /dev/null)" != "$flags" ]; then
-      # shellcheck disable=SC2086
-      "$nvcc" -ptx $flags -o "$out" "$src" 2> "$out.log" || { echo "FAIL cuda/$name: nvcc -ptx $flags failed"; head -3 "$out.log"; continue; }
-      echo "$flags" > "$out.flags"
+    ptx_of "$src" "$name" "$flags"
+    # Device-debug builds (-G) keep barriers and warp operations in called functions.
+    if grep -q '^// variants:.*debug' "$src"; then
+      ptx_of "$src" "$name-G" "-G $flags"
     fi
-    inputs+=("cuda/$name=$out")
   done
 fi
 
