@@ -28,6 +28,9 @@ if(TARGET mimic_cuda)
   target_compile_definitions(mimic_hip_registry_tests PRIVATE "MIMIC_LIBCUDA=\"$<TARGET_FILE:mimic_cuda>\"")
   target_link_libraries(mimic_hip_registry_tests PRIVATE GTest::gtest_main ${CMAKE_DL_LIBS})
   add_dependencies(mimic_hip_registry_tests mimic_cuda mimic_fake_hip6)
+  if(TARGET mimic_amdgpu_compiler)
+    target_compile_definitions(mimic_hip_registry_tests PRIVATE MIMIC_TEST_AMDGPU_CODEGEN=1)
+  endif()
   set(no_hip /nonexistent/libamdhip64.so.6)
   foreach(case "AmdGpuFirstThenCpu|MIMIC_HIP_LIBRARY=${fake_hip6}"
                "CpuForced|MIMIC_HIP_LIBRARY=${fake_hip6};MIMIC_BACKEND=cpu"

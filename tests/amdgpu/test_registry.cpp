@@ -2,11 +2,13 @@
 // the fake HIP runtime (MIMIC_HIP_LIBRARY) or none. Each test runs in a process of its own
 // with the environment its ctest entry gives (tests/amdgpu/CMakeLists.txt): the backends are
 // chosen once per process.
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "../driver/libcuda_loader.h"
+#include "fake_hip.h"
 
 namespace {
 
@@ -71,6 +73,40 @@ TEST(Registry, AmdGpuFirstThenCpu) {
   EXPECT_EQ(CU(cuMemHostRegister)(pageable.data(), pageable.size(), 0),
             CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
   EXPECT_EQ(CU(cuMemHostUnregister)(pageable.data()), CUDA_SUCCESS);
+
+  // A kernel: compiled by the AMDGPU code generator (the plugin), loaded and launched through
+  // the fake runtime, which records the launch.
+  const char* ptx = ".version 7.0\n.target sm_70\n.address_size 64\n"
+                    ".visible .entry scale(.param .u64 p, .param .u32 n)\n{\n ret;\n}\n";
+  CUmodule module = nullptr;
+  CUresult loaded = CU(cuModuleLoadData)(&module, ptx);
+#ifdef MIMIC_TEST_AMDGPU_CODEGEN
+  ASSERT_EQ(loaded, CUDA_SUCCESS);
+  CUfunction f = nullptr;
+  ASSERT_EQ(CU(cuModuleGetFunction)(&f, module, "scale"), CUDA_SUCCESS);
+  CUdeviceptr arg_p = 0x1234567890ull;
+  unsigned arg_n = 77;
+  void* params[] = {&arg_p, &arg_n};
+  ASSERT_EQ(CU(cuLaunchKernel)(f, 3, 2, 1, 64, 1, 1, 128, nullptr, params, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(CU(cuCtxSynchronize)(), CUDA_SUCCESS);
+  void* fake = dlopen(std::getenv("MIMIC_HIP_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(fake, nullptr);
+  auto last = reinterpret_cast<FakeHipLastLaunch>(dlsym(fake, "fakeHipLastLaunch"));
+  ASSERT_NE(last, nullptr);
+  const FakeHipLaunch& l = *last();
+  EXPECT_EQ(l.kernel, "scale");
+  EXPECT_EQ(l.grid[0], 3u);
+  EXPECT_EQ(l.grid[1], 2u);
+  EXPECT_EQ(l.block[0], 64u);
+  EXPECT_EQ(l.shared_bytes, 128u);
+  ASSERT_EQ(l.args.size(), 12u);
+  EXPECT_EQ(std::memcmp(l.args.data(), &arg_p, 8), 0);
+  EXPECT_EQ(std::memcmp(l.args.data() + 8, &arg_n, 4), 0);
+  EXPECT_EQ(CU(cuModuleUnload)(module), CUDA_SUCCESS);
+#else
+  // No AMDGPU code generator in this build: the load says so.
+  EXPECT_EQ(loaded, CUDA_ERROR_NOT_SUPPORTED);
+#endif
   EXPECT_EQ(CU(cuDevicePrimaryCtxRelease)(0), CUDA_SUCCESS);
 }
 

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "backends/amdgpu/compiler.h"
 #include "support/log.h"
 
 namespace mimic::amdgpu {
@@ -195,7 +196,7 @@ public:
       return Error(program.origin + ": no code for " + describe(device) + ": " +
                        d.unsupported_reason,
                    CUDA_ERROR_NO_BINARY_FOR_GPU);
-    Result<CodeObject> code = compile_code_object(program, d.gfx, &globals);
+    Result<CodeObject> code = compile_with_plugin(program, d.gfx, &globals);
     if (!code)
       return Error(code.error().message(),
                    code.error().code() ? code.error().code() : CUDA_ERROR_INVALID_PTX);
