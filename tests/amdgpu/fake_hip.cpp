@@ -56,6 +56,21 @@ std::map<void*, size_t> allocations, host_allocations, registered;
 thread_local int current_device = 0;
 int cooperative_param_count = 0;
 hipError_t next_launch_error = 0;
+std::vector<uint8_t> next_log_record; // written into the device log by the next launch
+
+// Mimic's device log is its one allocation of 16 + 1 MiB bytes (code_object.h's layout).
+void write_log_record() {
+  if (next_log_record.empty()) return;
+  for (auto& [pointer, size] : allocations)
+    if (size == 16 + (size_t(1) << 20)) {
+      auto* header = static_cast<uint64_t*>(pointer);
+      if (header[1] + next_log_record.size() <= header[0])
+        std::memcpy(static_cast<uint8_t*>(pointer) + 16 + header[1], next_log_record.data(),
+                    next_log_record.size());
+      header[1] += next_log_record.size();
+    }
+  next_log_record.clear();
+}
 
 FakeHipLaunch last_launch{};
 
@@ -254,6 +269,7 @@ hipError_t record(void* function, const unsigned* grid, const unsigned* block, u
   last_launch.cooperative = cooperative;
   last_launch.device = current_device;
   last_launch.launches++;
+  write_log_record();
   hipError_t e = next_launch_error;
   next_launch_error = 0;
   return e;
@@ -287,6 +303,11 @@ EXPORT hipError_t hipModuleLaunchCooperativeKernel(void* function, unsigned gx, 
 // Test hooks (not HIP functions).
 EXPORT void fakeHipSetCooperativeParamCount(int n) {
   cooperative_param_count = n;
+}
+EXPORT void fakeHipLogOnNextLaunch(const void* record, size_t bytes) {
+  std::lock_guard lock(mutex);
+  next_log_record.assign(static_cast<const uint8_t*>(record),
+                         static_cast<const uint8_t*>(record) + bytes);
 }
 EXPORT void fakeHipFailNextLaunch(hipError_t e) {
   next_launch_error = e;

@@ -20,3 +20,4 @@ using FakeHipLastLaunch = const FakeHipLaunch* (*)();
 using FakeHipSetCooperativeParamCount = void (*)(int);
 using FakeHipFailNextLaunch = void (*)(int);
 using FakeHipLiveAllocations = size_t (*)();
+using FakeHipLogOnNextLaunch = void (*)(const void* record, size_t bytes);

@@ -10,6 +10,7 @@
 #include <iostream>
 
 #include "backends/amdgpu/amdgpu_backend.h"
+#include "backends/amdgpu/device_log.h"
 #include "backends/amdgpu/hip_api.h"
 #include "backends/amdgpu/hip_devices.h"
 #include "backends/amdgpu/probe.h"
@@ -405,4 +406,113 @@ TEST(Probe, SystemHipRuntime) {
                                     [](const ProbedGpu& g) { return g.supported; }));
   if (!r.usable()) EXPECT_FALSE(r.reason.empty());
   EXPECT_EQ(r.math_libraries.size(), 7u);
+}
+
+namespace {
+
+// Device memory of the tests is host memory.
+bool read_host(void* out, uint64_t address, size_t bytes) {
+  std::memcpy(out, reinterpret_cast<const void*>(address), bytes);
+  return true;
+}
+
+template <typename T> void put(std::vector<uint8_t>& v, size_t at, T value) {
+  if (v.size() < at + sizeof value) v.resize(at + sizeof value);
+  std::memcpy(v.data() + at, &value, sizeof value);
+}
+
+std::vector<uint8_t> printf_record(const char* format, const std::vector<uint8_t>& args) {
+  std::vector<uint8_t> r;
+  put<uint32_t>(r, 0, 1);
+  put<uint32_t>(r, 4, uint32_t((16 + args.size() + 7) / 8 * 8));
+  put<uint64_t>(r, 8, reinterpret_cast<uintptr_t>(format));
+  r.insert(r.end(), args.begin(), args.end());
+  r.resize((r.size() + 7) / 8 * 8);
+  return r;
+}
+
+std::vector<uint8_t> assert_record(const char* message, const char* file, const char* function) {
+  std::vector<uint8_t> r;
+  put<uint32_t>(r, 0, 2);
+  put<uint32_t>(r, 4, 64);
+  put<uint64_t>(r, 8, reinterpret_cast<uintptr_t>(message));
+  put<uint64_t>(r, 16, reinterpret_cast<uintptr_t>(file));
+  put<uint64_t>(r, 24, reinterpret_cast<uintptr_t>(function));
+  const uint32_t line_block_thread[] = {42, 1, 2, 3, 4, 5, 6, 0};
+  for (size_t i = 0; i < 8; ++i)
+    put<uint32_t>(r, 32 + 4 * i, line_block_thread[i]);
+  return r;
+}
+
+} // namespace
+
+TEST(DeviceLog, PrintfWithCudasPacking) {
+  // %d (4), %lld (8, aligned), %f (double), %s (address), %c, %5.2f, %%.
+  static const char text[] = "amd";
+  std::vector<uint8_t> args;
+  put<int32_t>(args, 0, -7);
+  put<int64_t>(args, 8, 1234567890123ll);
+  put<double>(args, 16, 2.5);
+  put<uint64_t>(args, 24, reinterpret_cast<uintptr_t>(text));
+  put<int32_t>(args, 32, 'x');
+  put<double>(args, 40, 3.14159);
+  EXPECT_EQ(
+      format_device_printf("%d %lld %f %s %c %5.2f 100%%\n", args.data(), args.size(), read_host),
+      "-7 1234567890123 2.500000 amd x  3.14 100%\n");
+  // Too few arguments read as zeros, never past the buffer.
+  EXPECT_EQ(format_device_printf("%d %d", args.data(), 4, read_host), "-7 0");
+  EXPECT_EQ(format_device_printf("%s", nullptr, 0, read_host), "(null)");
+}
+
+TEST(DeviceLog, RecordsInOrderAndAsserts) {
+  static const char hello[] = "hello %d\n", message[] = "x < 4", file[] = "k.cu",
+                    function[] = "void k()";
+  std::vector<uint8_t> log = printf_record(hello, {1, 0, 0, 0});
+  std::vector<uint8_t> second = printf_record(hello, {2, 0, 0, 0});
+  std::vector<uint8_t> failed = assert_record(message, file, function);
+  log.insert(log.end(), second.begin(), second.end());
+  log.insert(log.end(), failed.begin(), failed.end());
+  DecodedLog d = decode_device_log(log.data(), log.size(), read_host);
+  EXPECT_EQ(d.printed, "hello 1\nhello 2\n");
+  EXPECT_TRUE(d.asserted);
+  EXPECT_EQ(d.asserts,
+            "k.cu:42: void k(): block: [1,2,3], thread: [4,5,6] Assertion `x < 4` failed.\n");
+  EXPECT_TRUE(d.problem.empty());
+  put<uint32_t>(log, 4, 12); // a size that is no multiple of 8
+  EXPECT_FALSE(decode_device_log(log.data(), log.size(), read_host).problem.empty());
+}
+
+TEST(AmdgpuBackend, DrainsTheDeviceLogAfterALaunch) {
+  const HipApi& hip = load(FAKE_HIP6);
+  auto backend = backend_of(hip, "gfx1100");
+  auto prog = program();
+  ASSERT_TRUE(backend && prog);
+  CodeObject code = code_object();
+  code.uses_device_log = true;
+  auto compiled = load_code_object(*backend, 0, code, *prog);
+  ASSERT_TRUE(compiled.ok()) << compiled.error().message();
+  auto log_next = hook<FakeHipLogOnNextLaunch>(hip, "fakeHipLogOnNextLaunch");
+  static const char format[] = "block %d says %s\n", word[] = "hi";
+  std::vector<uint8_t> args;
+  put<int32_t>(args, 0, 9);
+  put<uint64_t>(args, 8, reinterpret_cast<uintptr_t>(word));
+  std::vector<uint8_t> record = printf_record(format, args);
+  log_next(record.data(), record.size());
+  uint8_t params[16] = {};
+  runtime::LaunchShape shape;
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(backend->launch(0, **compiled, 0, shape, params), CUDA_SUCCESS);
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), "block 9 says hi\n");
+  // Drained: the next launch prints nothing again.
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(backend->launch(0, **compiled, 0, shape, params), CUDA_SUCCESS);
+  EXPECT_EQ(testing::internal::GetCapturedStdout(), "");
+  // A failed assert: reported as CUDA does, and the launch fails with CUDA_ERROR_ASSERT.
+  static const char message[] = "n > 0", file[] = "t.cu", function[] = "void t(int)";
+  record = assert_record(message, file, function);
+  log_next(record.data(), record.size());
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(backend->launch(0, **compiled, 0, shape, params), CUDA_ERROR_ASSERT);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "t.cu:42: void t(int): block: [1,2,3], thread: [4,5,6] Assertion `n > 0` failed.\n");
 }

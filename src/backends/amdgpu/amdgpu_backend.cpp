@@ -1,8 +1,11 @@
 #include "backends/amdgpu/amdgpu_backend.h"
 
+#include <cstdio>
+#include <mutex>
 #include <string>
 
 #include "backends/amdgpu/compiler.h"
+#include "backends/amdgpu/device_log.h"
 #include "support/log.h"
 
 namespace mimic::amdgpu {
@@ -65,6 +68,7 @@ public:
   hipModule_t module() const { return module_; }
 
   std::vector<Kernel> kernels;
+  bool uses_device_log = false; // printf or assert: drain the device's log after launches
 
 private:
   const HipApi& hip_;
@@ -76,7 +80,10 @@ private:
 class AmdgpuBackend final : public runtime::Backend {
 public:
   AmdgpuBackend(const HipApi& hip, std::vector<HipDevice> devices)
-      : hip_(hip), devices_(std::move(devices)) {}
+      : hip_(hip), devices_(std::move(devices)) {
+    for (size_t i = 0; i < devices_.size(); ++i)
+      state_.push_back(std::make_unique<DeviceState>());
+  }
 
   std::string kind() const override { return "amdgpu"; }
   size_t device_count() const override { return devices_.size(); }
@@ -196,7 +203,13 @@ public:
       return Error(program.origin + ": no code for " + describe(device) + ": " +
                        d.unsupported_reason,
                    CUDA_ERROR_NO_BINARY_FOR_GPU);
-    Result<CodeObject> code = compile_with_plugin(program, d.gfx, &globals);
+    // The device log (printf, assert) is bound like a global of every program; the code uses
+    // it only when it prints or asserts.
+    Result<void*> log = device_log(device);
+    if (!log) return log.error();
+    std::map<std::string, void*, std::less<>> bound = globals;
+    bound[kDeviceLogSymbol] = *log;
+    Result<CodeObject> code = compile_with_plugin(program, d.gfx, &bound);
     if (!code)
       return Error(code.error().message(),
                    code.error().code() ? code.error().code() : CUDA_ERROR_INVALID_PTX);
@@ -214,7 +227,10 @@ public:
     if (code.elf.empty())
       return Error(program.origin + ": the " + code.target + " code object is empty",
                    CUDA_ERROR_INVALID_IMAGE);
+    if (code.uses_device_log)
+      if (Result<void*> log = device_log(device); !log) return log.error();
     auto loaded = std::make_shared<AmdgpuProgram>(hip_, devices_[device].ordinal, code.elf);
+    loaded->uses_device_log = code.uses_device_log;
     if (hipError_t e = loaded->load(); e != hipSuccess)
       return Error(program.origin + ": hipModuleLoadData rejected the " + code.target +
                        " code object on " + describe(device) + ": " + hip_.describe(e),
@@ -243,14 +259,76 @@ public:
       log_error(s.error().message());
       return CUresult(s.error().code());
     }
+    // A program that writes the device log runs alone on its device, from its launch until
+    // the log is drained, so that the log holds only its records when it is read and reset.
+    std::unique_lock<std::mutex> alone;
+    if (program->uses_device_log) alone = std::unique_lock(state_[device]->mutex);
     hipError_t e = k.grid_sync ? launch_cooperative(k, shape, args) : launch_plain(k, shape, args);
     if (e == hipSuccess) e = hip_.hipDeviceSynchronize();
+    // Drained also after a failed launch: an assert traps, and its report is in the log.
+    bool asserted = program->uses_device_log && drain_device_log(device);
+    if (asserted) return CUDA_ERROR_ASSERT;
     if (e == hipSuccess) return CUDA_SUCCESS;
     log_error("kernel '" + k.name + "' on " + describe(device) + ": " + hip_.describe(e));
     return cuda_result(e);
   }
 
 private:
+  struct DeviceState {
+    std::mutex mutex;
+    void* log = nullptr; // DeviceLogHeader, then kDeviceLogCapacity bytes of records
+  };
+  // As CUDA's default printf buffer (cudaLimitPrintfFifoSize).
+  static constexpr uint64_t kDeviceLogCapacity = 1 << 20;
+
+  // The device's log, allocated and initialised on first use.
+  Result<void*> device_log(size_t device) {
+    DeviceState& st = *state_[device];
+    std::lock_guard lock(st.mutex);
+    if (st.log) return st.log;
+    Result<void*> p = allocate(device, sizeof(DeviceLogHeader) + kDeviceLogCapacity);
+    if (!p) return p.error().context("allocating the device log for printf and assert");
+    DeviceLogHeader header{kDeviceLogCapacity, 0};
+    if (Status s = copy(*p, &header, sizeof header); !s) {
+      release(device, *p);
+      return s.error().context("initialising the device log for printf and assert");
+    }
+    st.log = *p;
+    return st.log;
+  }
+
+  // Prints the log's records (printf to stdout, assert reports to stderr) and empties it.
+  // True when a thread failed an assert. The caller holds the device's mutex.
+  bool drain_device_log(size_t device) {
+    char* log = static_cast<char*>(state_[device]->log);
+    DeviceLogHeader header{};
+    if (!log || !copy(&header, log, sizeof header) || header.used == 0) return false;
+    std::vector<uint8_t> records(std::min(header.used, header.capacity));
+    const uint64_t zero = 0;
+    if (!copy(records.data(), log + sizeof header, records.size()) ||
+        !copy(log + offsetof(DeviceLogHeader, used), &zero, sizeof zero)) {
+      log_error("cannot read the device log of " + describe(device) + ": printf output is lost");
+      return false;
+    }
+    ReadDevice read = [this](void* out, uint64_t address, size_t bytes) {
+      return hip_.hipMemcpy(out, reinterpret_cast<const void*>(address), bytes, hipMemcpyDefault) ==
+             hipSuccess;
+    };
+    // Records are whole only up to the capacity: one that did not fit was not written.
+    DecodedLog decoded = decode_device_log(records.data(), records.size(), read);
+    if (!decoded.printed.empty()) {
+      std::fwrite(decoded.printed.data(), 1, decoded.printed.size(), stdout);
+      std::fflush(stdout);
+    }
+    if (!decoded.asserts.empty()) std::fputs(decoded.asserts.c_str(), stderr);
+    if (!decoded.problem.empty()) log_error(describe(device) + ": " + decoded.problem);
+    if (header.used > header.capacity)
+      warn_once("amdgpu-device-log-full", "device printf output was lost: more than " +
+                                              std::to_string(header.capacity) +
+                                              " bytes in one launch (the device log's size)");
+    return decoded.asserted;
+  }
+
   hipError_t launch_plain(const AmdgpuProgram::Kernel& k, const runtime::LaunchShape& shape,
                           const void* args) {
     // The packed parameters as they are: the code object's argument segment starts with the
@@ -301,6 +379,7 @@ private:
 
   const HipApi& hip_;
   std::vector<HipDevice> devices_;
+  std::vector<std::unique_ptr<DeviceState>> state_;
 };
 
 std::string unsupported_summary(const std::vector<HipDevice>& devices) {
