@@ -74,6 +74,18 @@ GlobalVariable* ModuleLowering::gpu_reserved_shared() {
   return gpu_reserved_shared_;
 }
 
+// The grid's workspace, where cooperative groups' grid.sync counts arrivals: device memory
+// the runtime binds (backends/amdgpu/code_object.h, kGridWorkspaceSymbol) and zeroes.
+GlobalVariable* ModuleLowering::gpu_grid_workspace() {
+  if (GlobalVariable* g = module_->getNamedGlobal("mimic_grid_workspace"))
+    return g;
+  auto* g = new GlobalVariable(*module_, ArrayType::get(Type::getInt8Ty(*context_), 0), false,
+                               GlobalValue::ExternalLinkage, nullptr, "mimic_grid_workspace", nullptr,
+                               GlobalValue::NotThreadLocal, kGlobalSpace);
+  g->setAlignment(Align(16));
+  return g;
+}
+
 GlobalVariable* ModuleLowering::gpu_reduction_word() {
   if (!gpu_reduction_word_) {
     Type* i32 = Type::getInt32Ty(*context_);
@@ -391,11 +403,14 @@ Value* FunctionLowering::gpu_sreg(SpecialRegister r) {
   case R::ReservedSmemEnd:
   case R::ReservedSmemCap:
     return reserved(kReservedSharedBytes);
+  case R::EnvReg1: // %envreg1:%envreg2, the grid's workspace (grid.sync), as on the CPU
+  case R::EnvReg2: {
+    Value* address = b_.CreatePtrToInt(lowering_.gpu_grid_workspace(), b_.getInt64Ty());
+    return b_.CreateTrunc(r == R::EnvReg1 ? b_.CreateLShr(address, 32) : address, i32);
+  }
   case R::EnvReg0:
-  case R::EnvReg1:
-  case R::EnvReg2:
   case R::EnvReg3:
-    gpu_unsupported("grid synchronisation (%envreg, cooperative groups' grid.sync)");
+    return b_.getInt32(0);
   default:
     gpu_unsupported("this special register");
   }

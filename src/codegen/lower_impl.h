@@ -41,6 +41,7 @@ public:
   llvm::GlobalVariable* gpu_dynamic_shared();
   llvm::GlobalVariable* gpu_reduction_word();
   llvm::GlobalVariable* gpu_reserved_shared(); // %reserved_smem_offset_*: kReservedSharedBytes
+  llvm::GlobalVariable* gpu_grid_workspace();  // %envreg1:%envreg2 (grid.sync)
   // Target::Amdgpu: printf and assert call these placeholders (kGpuPrintf, kGpuAssert in
   // lower.h), which the backend replaces with writes to its device log.
   llvm::Function* gpu_log_function(const char* name, llvm::Type* result, std::initializer_list<llvm::Type*> params);

@@ -156,6 +156,32 @@ TEST(AmdgpuCompile, PrintfWritesToTheDeviceLogTheRuntimeGives) {
   EXPECT_FALSE(quiet->uses_device_log);
 }
 
+TEST(AmdgpuCompile, GridSyncNeedsTheRuntimesWorkspace) {
+  auto p = program(R"(
+.visible .entry waits(.param .u64 out) {
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %envreg1;
+  mov.u32 %r2, %envreg2;
+  st.global.u32 [%rd1], %r1;
+  st.global.u32 [%rd1+4], %r2;
+  ret;
+}
+)");
+  ASSERT_TRUE(p);
+  std::map<std::string, void*, std::less<>> globals;
+  auto without = amdgpu::compile_code_object(*p, "gfx1201", &globals);
+  ASSERT_FALSE(without);
+  EXPECT_NE(without.error().message().find(amdgpu::kGridWorkspaceSymbol), std::string::npos);
+  globals[amdgpu::kGridWorkspaceSymbol] = reinterpret_cast<void*>(0x7f0000020000);
+  auto co = amdgpu::compile_code_object(*p, "gfx1201", &globals);
+  ASSERT_TRUE(co) << co.error().message();
+  ASSERT_EQ(co->kernels.size(), 1u);
+  EXPECT_TRUE(co->kernels[0].grid_sync);
+  EXPECT_EQ(symbol_value(co->elf, amdgpu::kGridWorkspaceSymbol), 0x7f0000020000);
+}
+
 TEST(AmdgpuCompile, UntranslatableKernelIsNamedWithItsLine) {
   auto p = program(R"(
 .visible .entry fine() { ret; }

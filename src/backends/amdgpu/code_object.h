@@ -48,6 +48,14 @@ struct KernelObject {
 // Writers reserve space with an atomic add on `used`; a record that does not fit is
 // dropped (used > capacity then tells the runtime that output was lost).
 inline constexpr const char* kDeviceLogSymbol = "mimic_device_log";
+// Kernels that wait for the whole grid (KernelObject::grid_sync: cooperative groups'
+// grid.sync) count arrivals in the grid workspace: kGridWorkspaceBytes of device memory the
+// runtime binds like a global (globals[kGridWorkspaceSymbol]) and zeroes before each launch
+// of such a kernel, which must be a cooperative one. Without `globals` the code object
+// defines one.
+inline constexpr const char* kGridWorkspaceSymbol = "mimic_grid_workspace";
+constexpr size_t kGridWorkspaceBytes = 128;
+
 struct DeviceLogHeader {
   uint64_t capacity; // bytes of records after the header
   uint64_t used;     // bytes reserved so far

@@ -561,6 +561,7 @@ Status read_kernel_facts(CodeObject& co) {
 
 struct Lowered {
   bool uses_device_log = false;
+  bool uses_grid_workspace = false;
   codegen::LoweredProgram program;
   std::unique_ptr<llvm::TargetMachine> tm;
   std::unique_ptr<Diagnostics> diagnostics;
@@ -582,7 +583,7 @@ Result<Lowered> lower_for(const runtime::Program& program, std::string_view gfx,
   auto lowered = codegen::lower(program, codegen::LowerOptions{codegen::Target::Amdgpu, false});
   if (!lowered)
     return lowered.error();
-  Lowered out{false, std::move(lowered.value()), std::move(tm.value()), std::make_unique<Diagnostics>()};
+  Lowered out{false, false, std::move(lowered.value()), std::move(tm.value()), std::make_unique<Diagnostics>()};
   llvm::Module& m = *out.program.module;
   m.getContext().setDiagnosticHandlerCallBack(&Diagnostics::handle, out.diagnostics.get());
   m.setTargetTriple(out.tm->getTargetTriple());
@@ -609,18 +610,26 @@ Result<Lowered> lower_for(const runtime::Program& program, std::string_view gfx,
   if (!log)
     return log.error();
   out.uses_device_log = log.value();
-  if (out.uses_device_log && !globals) { // mimic compile: a log of capacity 0 of its own
-    llvm::GlobalVariable* g = m.getNamedGlobal(kDeviceLogSymbol);
-    auto* header = llvm::ArrayType::get(llvm::Type::getInt64Ty(m.getContext()), 2);
-    auto* defined = new llvm::GlobalVariable(m, header, false, llvm::GlobalValue::ExternalLinkage,
-                                             llvm::ConstantAggregateZero::get(header), "", nullptr,
+  // mimic compile: a device log of capacity 0 and a grid workspace of the code object's own.
+  auto define_zeroed = [&](const char* name, size_t bytes) {
+    llvm::GlobalVariable* g = m.getNamedGlobal(name);
+    if (!g || !g->isDeclaration())
+      return;
+    auto* type = llvm::ArrayType::get(llvm::Type::getInt64Ty(m.getContext()), bytes / 8);
+    auto* defined = new llvm::GlobalVariable(m, type, false, llvm::GlobalValue::ExternalLinkage,
+                                             llvm::ConstantAggregateZero::get(type), "", nullptr,
                                              llvm::GlobalValue::NotThreadLocal, 1);
     defined->setAlignment(llvm::Align(16));
     defined->setVisibility(llvm::GlobalValue::ProtectedVisibility);
     g->replaceAllUsesWith(defined);
     g->eraseFromParent();
-    defined->setName(kDeviceLogSymbol);
+    defined->setName(name);
+  };
+  if (!globals) {
+    define_zeroed(kDeviceLogSymbol, sizeof(DeviceLogHeader));
+    define_zeroed(kGridWorkspaceSymbol, kGridWorkspaceBytes);
   }
+  out.uses_grid_workspace = m.getNamedGlobal(kGridWorkspaceSymbol) != nullptr;
   return out;
 }
 
@@ -633,16 +642,23 @@ Result<CodeObject> compile_code_object(const runtime::Program& program, std::str
     return lowered.error();
   Lowered& l = lowered.value();
   std::vector<std::string> defsyms;
-  if (globals && l.uses_device_log) {
-    auto it = globals->find(kDeviceLogSymbol);
+  // The runtime's device log and grid workspace, when the code uses them.
+  auto bind = [&](bool used, const char* symbol, const char* what) -> Status {
+    if (!globals || !used)
+      return {};
+    auto it = globals->find(symbol);
     if (it == globals->end())
-      return Error(program.origin + ": its kernels print or assert, and the runtime gave no device log (" +
-                       std::string(kDeviceLogSymbol) + ") to write to",
+      return Error(program.origin + ": its kernels " + what + ", and the runtime gave no " + symbol,
                    CUDA_ERROR_NOT_SUPPORTED);
     char address[32];
     snprintf(address, sizeof address, "0x%llx", static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(it->second)));
-    defsyms.push_back("--defsym=" + std::string(kDeviceLogSymbol) + "=" + address);
-  }
+    defsyms.push_back("--defsym=" + std::string(symbol) + "=" + address);
+    return {};
+  };
+  if (Status s = bind(l.uses_device_log, kDeviceLogSymbol, "print or assert (the device log)"); !s)
+    return s.error();
+  if (Status s = bind(l.uses_grid_workspace, kGridWorkspaceSymbol, "wait for the grid (grid.sync's workspace)"); !s)
+    return s.error();
   if (globals)
     for (const std::string& name : l.program.globals) {
       auto it = globals->find(name);
