@@ -73,12 +73,15 @@ struct LoweredProgram {
 //   i32 @mimic.sreg(ptr %block, i32 %thread, i32 %which)   special registers, `which` from
 //   SpecialRegister; block-wide ones are BlockState::sreg[which].
 
-// Target::Amdgpu: the CUDA device runtime's printf and assert become calls to these, which
-// the backend lowers (backends/amdgpu: records in its device log):
+// Target::Amdgpu: the CUDA device runtime's printf, assert, malloc and free become calls to
+// these, which the backend lowers (backends/amdgpu: its device log and device heap):
 //   i32 @mimic.gpu.printf(ptr format, ptr args)              vprintf's arguments
 //   void @mimic.gpu.assert(ptr message, ptr file, i32 line, ptr function), then a trap
+//   ptr @mimic.gpu.malloc(i64 bytes), void @mimic.gpu.free(ptr)   the device heap
 inline constexpr const char* kGpuPrintf = "mimic.gpu.printf";
 inline constexpr const char* kGpuAssert = "mimic.gpu.assert";
+inline constexpr const char* kGpuMalloc = "mimic.gpu.malloc";
+inline constexpr const char* kGpuFree = "mimic.gpu.free";
 
 // `check_memory` (MIMIC_CHECK=memory): every global, generic and shared access asks
 // mimic_check_access first, and a bad one ends the thread (kThreadFaulted).

@@ -204,8 +204,6 @@ bool FunctionLowering::lower_builtin_call(const ptx::Instruction& ins, std::stri
     return value(ins, e, t, false);
   };
   auto as_pointer = [&](Value* v) { return b_.CreateIntToPtr(v, ptr); };
-  if (gpu() && (name == "malloc" || name == "free"))
-    unsupported(ins, "not supported on amdgpu yet: the CUDA device runtime's heap ('" + std::string(name) + "')");
   auto set_return = [&](Value* v) {
     if (!rets || rets->count == 0)
       return;
@@ -217,6 +215,16 @@ bool FunctionLowering::lower_builtin_call(const ptx::Instruction& ins, std::stri
       }
     store(ins, e, v, false);
   };
+  if (gpu() && name == "malloc") { // from the device heap (backends/amdgpu/code_object.h)
+    Function* f = lowering_.gpu_log_function(kGpuMalloc, ptr, {i64});
+    set_return(b_.CreatePtrToInt(b_.CreateCall(f, {arg(0, i64)}), i64));
+    return true;
+  }
+  if (gpu() && name == "free") {
+    Function* f = lowering_.gpu_log_function(kGpuFree, b_.getVoidTy(), {ptr});
+    b_.CreateCall(f, {as_pointer(arg(0, i64))});
+    return true;
+  }
   if (gpu() && name == "vprintf") { // a record in the device log (backends/amdgpu/code_object.h)
     Function* f = lowering_.gpu_log_function(kGpuPrintf, i32, {ptr, ptr});
     set_return(b_.CreateCall(f, {as_pointer(arg(0, i64)), as_pointer(arg(1, i64))}));

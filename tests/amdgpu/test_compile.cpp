@@ -182,6 +182,34 @@ TEST(AmdgpuCompile, GridSyncNeedsTheRuntimesWorkspace) {
   EXPECT_EQ(symbol_value(co->elf, amdgpu::kGridWorkspaceSymbol), 0x7f0000020000);
 }
 
+TEST(AmdgpuCompile, MallocUsesTheRuntimesHeap) {
+  auto p = program(R"(
+.extern .func (.param .b64 ret) malloc(.param .b64 size);
+.visible .entry allocates(.param .u64 out) {
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [out];
+  { .param .b64 p0; .param .b64 r;
+    st.param.b64 [p0], 24;
+    call.uni (r), malloc, (p0);
+    ld.param.b64 %rd2, [r];
+  }
+  st.global.u64 [%rd1], %rd2;
+  ret;
+}
+)");
+  ASSERT_TRUE(p);
+  std::map<std::string, void*, std::less<>> globals;
+  auto without = amdgpu::compile_code_object(*p, "gfx1030", &globals);
+  ASSERT_FALSE(without);
+  EXPECT_NE(without.error().message().find(amdgpu::kDeviceHeapSymbol), std::string::npos);
+  globals[amdgpu::kDeviceHeapSymbol] = reinterpret_cast<void*>(0x7f0000040000);
+  auto co = amdgpu::compile_code_object(*p, "gfx1030", &globals);
+  ASSERT_TRUE(co) << co.error().message();
+  EXPECT_TRUE(co->uses_device_heap);
+  EXPECT_FALSE(co->uses_device_log);
+  EXPECT_EQ(symbol_value(co->elf, amdgpu::kDeviceHeapSymbol), 0x7f0000040000);
+}
+
 TEST(AmdgpuCompile, UntranslatableKernelIsNamedWithItsLine) {
   auto p = program(R"(
 .visible .entry fine() { ret; }

@@ -56,6 +56,18 @@ inline constexpr const char* kDeviceLogSymbol = "mimic_device_log";
 inline constexpr const char* kGridWorkspaceSymbol = "mimic_grid_workspace";
 constexpr size_t kGridWorkspaceBytes = 128;
 
+// Device-side malloc takes memory from the device heap: a DeviceHeapHeader followed by
+// `capacity` bytes, which the runtime allocates (CUDA's default heap is 8 MiB), initialises
+// and binds like a global (globals[kDeviceHeapSymbol]) when CodeObject::uses_device_heap.
+// Allocations are 16-byte aligned and taken in order with an atomic add on `used`; one that
+// does not fit returns NULL, as CUDA's malloc does. free does not return memory to the heap
+// yet: it lasts until the runtime resets `used` (when no kernel that uses it is running).
+inline constexpr const char* kDeviceHeapSymbol = "mimic_device_heap";
+struct DeviceHeapHeader {
+  uint64_t capacity; // bytes after the header
+  uint64_t used;     // bytes handed out so far
+};
+
 struct DeviceLogHeader {
   uint64_t capacity; // bytes of records after the header
   uint64_t used;     // bytes reserved so far
@@ -71,6 +83,7 @@ struct CodeObject {
   std::vector<uint8_t> elf;            // a complete, linked AMDGPU code object (ET_DYN)
   std::vector<KernelObject> kernels;   // in runtime::Program::kernels order
   bool uses_device_log = false;        // printf or assert: bind and drain kDeviceLogSymbol
+  bool uses_device_heap = false;       // malloc or free: bind kDeviceHeapSymbol
 };
 
 // Lowers, optimises and links `program` for `gfx` in-process (LLVM + lld; no external tool).

@@ -438,6 +438,50 @@ Result<bool> lower_device_log(const runtime::Program& program, llvm::Module& m) 
   return true;
 }
 
+// malloc and free (codegen::kGpuMalloc, kGpuFree) on the device heap (code_object.h).
+// Returns whether the module uses it.
+bool lower_device_heap(llvm::Module& m) {
+  llvm::Function* malloc_fn = m.getFunction(codegen::kGpuMalloc);
+  llvm::Function* free_fn = m.getFunction(codegen::kGpuFree);
+  if (!malloc_fn && !free_fn)
+    return false;
+  llvm::LLVMContext& c = m.getContext();
+  llvm::Type* i8 = llvm::Type::getInt8Ty(c);
+  llvm::Type* i64 = llvm::Type::getInt64Ty(c);
+  auto* heap = new llvm::GlobalVariable(m, llvm::ArrayType::get(i8, 0), false, llvm::GlobalValue::ExternalLinkage,
+                                        nullptr, kDeviceHeapSymbol, nullptr, llvm::GlobalValue::NotThreadLocal, 1);
+  heap->setAlignment(llvm::Align(16));
+  std::vector<llvm::CallInst*> calls;
+  for (llvm::Function* f : {malloc_fn, free_fn})
+    if (f)
+      for (llvm::User* u : f->users())
+        if (auto* call = llvm::dyn_cast<llvm::CallInst>(u))
+          calls.push_back(call);
+  for (llvm::CallInst* call : calls) {
+    if (call->getCalledFunction() == free_fn) { // the memory stays taken (code_object.h)
+      call->eraseFromParent();
+      continue;
+    }
+    llvm::IRBuilder<> b(call);
+    llvm::Value* bytes = b.CreateAnd(b.CreateAdd(call->getArgOperand(0), b.getInt64(15)), b.getInt64(~uint64_t(15)));
+    bytes = b.CreateSelect(b.CreateICmpEQ(bytes, b.getInt64(0)), b.getInt64(16), bytes);
+    llvm::Value* offset = b.CreateAtomicRMW(llvm::AtomicRMWInst::Add, b.CreateConstInBoundsGEP1_64(i8, heap, 8), bytes,
+                                            llvm::Align(8), llvm::AtomicOrdering::Monotonic,
+                                            c.getOrInsertSyncScopeID("agent"));
+    llvm::Value* capacity = b.CreateAlignedLoad(i64, heap, llvm::Align(16));
+    llvm::Value* end = b.CreateAdd(offset, bytes);
+    // Past the end (or wrapped around): NULL.
+    llvm::Value* fits = b.CreateAnd(b.CreateICmpULE(end, capacity), b.CreateICmpUGE(end, offset));
+    llvm::Value* block = b.CreateAddrSpaceCast(b.CreateGEP(i8, heap, b.CreateAdd(offset, b.getInt64(16))), b.getPtrTy());
+    call->replaceAllUsesWith(b.CreateSelect(fits, block, llvm::ConstantPointerNull::get(b.getPtrTy())));
+    call->eraseFromParent();
+  }
+  for (llvm::Function* f : {malloc_fn, free_fn})
+    if (f && f->use_empty())
+      f->eraseFromParent();
+  return true;
+}
+
 // The relocatable object (or assembly) of the lowered module.
 Result<std::string> emit(llvm::Module& m, llvm::TargetMachine& tm, llvm::CodeGenFileType type, Diagnostics& d) {
   llvm::SmallVector<char, 0> out;
@@ -562,6 +606,7 @@ Status read_kernel_facts(CodeObject& co) {
 struct Lowered {
   bool uses_device_log = false;
   bool uses_grid_workspace = false;
+  bool uses_device_heap = false;
   codegen::LoweredProgram program;
   std::unique_ptr<llvm::TargetMachine> tm;
   std::unique_ptr<Diagnostics> diagnostics;
@@ -583,7 +628,7 @@ Result<Lowered> lower_for(const runtime::Program& program, std::string_view gfx,
   auto lowered = codegen::lower(program, codegen::LowerOptions{codegen::Target::Amdgpu, false});
   if (!lowered)
     return lowered.error();
-  Lowered out{false, false, std::move(lowered.value()), std::move(tm.value()), std::make_unique<Diagnostics>()};
+  Lowered out{false, false, false, std::move(lowered.value()), std::move(tm.value()), std::make_unique<Diagnostics>()};
   llvm::Module& m = *out.program.module;
   m.getContext().setDiagnosticHandlerCallBack(&Diagnostics::handle, out.diagnostics.get());
   m.setTargetTriple(out.tm->getTargetTriple());
@@ -610,6 +655,7 @@ Result<Lowered> lower_for(const runtime::Program& program, std::string_view gfx,
   if (!log)
     return log.error();
   out.uses_device_log = log.value();
+  out.uses_device_heap = lower_device_heap(m);
   // mimic compile: a device log of capacity 0 and a grid workspace of the code object's own.
   auto define_zeroed = [&](const char* name, size_t bytes) {
     llvm::GlobalVariable* g = m.getNamedGlobal(name);
@@ -628,6 +674,7 @@ Result<Lowered> lower_for(const runtime::Program& program, std::string_view gfx,
   if (!globals) {
     define_zeroed(kDeviceLogSymbol, sizeof(DeviceLogHeader));
     define_zeroed(kGridWorkspaceSymbol, kGridWorkspaceBytes);
+    define_zeroed(kDeviceHeapSymbol, sizeof(DeviceHeapHeader)); // capacity 0: malloc returns NULL
   }
   out.uses_grid_workspace = m.getNamedGlobal(kGridWorkspaceSymbol) != nullptr;
   return out;
@@ -659,6 +706,8 @@ Result<CodeObject> compile_code_object(const runtime::Program& program, std::str
     return s.error();
   if (Status s = bind(l.uses_grid_workspace, kGridWorkspaceSymbol, "wait for the grid (grid.sync's workspace)"); !s)
     return s.error();
+  if (Status s = bind(l.uses_device_heap, kDeviceHeapSymbol, "call malloc or free (the device heap)"); !s)
+    return s.error();
   if (globals)
     for (const std::string& name : l.program.globals) {
       auto it = globals->find(name);
@@ -678,6 +727,7 @@ Result<CodeObject> compile_code_object(const runtime::Program& program, std::str
   co.target = std::string(gfx);
   co.elf = std::move(elf.value());
   co.uses_device_log = l.uses_device_log;
+  co.uses_device_heap = l.uses_device_heap;
   for (size_t i = 0; i < program.kernels.size(); ++i) {
     KernelObject k;
     k.name = program.kernels[i].name;
