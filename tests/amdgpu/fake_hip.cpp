@@ -9,6 +9,7 @@
 // (default "gfx1100"); empty: no GPU, as HIP answers on a machine without one.
 // The offsets are written out here as numbers, not taken from Mimic's declarations, so a
 // mistake there shows.
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -295,6 +296,16 @@ EXPORT hipError_t hipModuleLaunchCooperativeKernel(void* function, unsigned gx, 
                                                    unsigned bz, unsigned shared, void*,
                                                    void** params) {
   last_launch.param_pointers.assign(params, params + cooperative_param_count);
+  // Mimic's grid workspace is its one allocation of 128 bytes: it must come zeroed, and the
+  // kernel leaves counts in it.
+  last_launch.grid_workspace_zero = false;
+  for (auto& [pointer, size] : allocations)
+    if (size == 128) {
+      auto* bytes = static_cast<uint8_t*>(pointer);
+      last_launch.grid_workspace_zero =
+          std::all_of(bytes, bytes + 128, [](uint8_t b) { return b == 0; });
+      bytes[0] = 0x2a;
+    }
   unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
   return record(function, grid, block, shared, true);
 }

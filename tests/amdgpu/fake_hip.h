@@ -14,6 +14,7 @@ struct FakeHipLaunch {
   std::vector<void*> param_pointers; // kernelParams[0..n) (cooperative launches)
   int device;
   int launches;
+  bool grid_workspace_zero; // cooperative launches: Mimic's 128-byte workspace was all zeros
 };
 
 using FakeHipLastLaunch = const FakeHipLaunch* (*)();

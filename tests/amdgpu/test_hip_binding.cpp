@@ -326,6 +326,10 @@ TEST(AmdgpuBackend, CooperativeLaunchPointsAtEachParameter) {
   ASSERT_EQ(backend->launch(0, **compiled, 0, shape, args), CUDA_SUCCESS);
   const FakeHipLaunch& l = *hook<FakeHipLastLaunch>(hip, "fakeHipLastLaunch")();
   EXPECT_TRUE(l.cooperative);
+  EXPECT_TRUE(l.grid_workspace_zero);
+  // The fake kernel left counts in the workspace; the next launch gets it zeroed again.
+  ASSERT_EQ(backend->launch(0, **compiled, 0, shape, args), CUDA_SUCCESS);
+  EXPECT_TRUE(l.grid_workspace_zero);
   ASSERT_EQ(l.param_pointers.size(), 3u);
   EXPECT_EQ(l.param_pointers[0], args + 0);
   EXPECT_EQ(l.param_pointers[1], args + 8);

@@ -203,12 +203,16 @@ public:
       return Error(program.origin + ": no code for " + describe(device) + ": " +
                        d.unsupported_reason,
                    CUDA_ERROR_NO_BINARY_FOR_GPU);
-    // The device log (printf, assert) is bound like a global of every program; the code uses
-    // it only when it prints or asserts.
+    // The device log (printf, assert) and the grid workspace (grid.sync) are bound like
+    // globals of every program; the code uses them only when it prints, asserts or waits for
+    // the grid.
     Result<void*> log = device_log(device);
     if (!log) return log.error();
+    Result<void*> workspace = grid_workspace(device);
+    if (!workspace) return workspace.error();
     std::map<std::string, void*, std::less<>> bound = globals;
     bound[kDeviceLogSymbol] = *log;
+    bound[kGridWorkspaceSymbol] = *workspace;
     Result<CodeObject> code = compile_with_plugin(program, d.gfx, &bound);
     if (!code)
       return Error(code.error().message(),
@@ -229,6 +233,9 @@ public:
                    CUDA_ERROR_INVALID_IMAGE);
     if (code.uses_device_log)
       if (Result<void*> log = device_log(device); !log) return log.error();
+    for (const KernelObject& k : code.kernels)
+      if (k.grid_sync)
+        if (Result<void*> workspace = grid_workspace(device); !workspace) return workspace.error();
     auto loaded = std::make_shared<AmdgpuProgram>(hip_, devices_[device].ordinal, code.elf);
     loaded->uses_device_log = code.uses_device_log;
     if (hipError_t e = loaded->load(); e != hipSuccess)
@@ -260,10 +267,14 @@ public:
       return CUresult(s.error().code());
     }
     // A program that writes the device log runs alone on its device, from its launch until
-    // the log is drained, so that the log holds only its records when it is read and reset.
+    // the log is drained, so that the log holds only its records when it is read and reset;
+    // so does a kernel that waits for the grid, whose workspace starts zeroed.
     std::unique_lock<std::mutex> alone;
-    if (program->uses_device_log) alone = std::unique_lock(state_[device]->mutex);
-    hipError_t e = k.grid_sync ? launch_cooperative(k, shape, args) : launch_plain(k, shape, args);
+    if (program->uses_device_log || k.grid_sync) alone = std::unique_lock(state_[device]->mutex);
+    hipError_t e = hipSuccess;
+    if (k.grid_sync) e = hip_.hipMemsetD8(state_[device]->grid_workspace, 0, kGridWorkspaceBytes);
+    if (e == hipSuccess)
+      e = k.grid_sync ? launch_cooperative(k, shape, args) : launch_plain(k, shape, args);
     if (e == hipSuccess) e = hip_.hipDeviceSynchronize();
     // Drained also after a failed launch: an assert traps, and its report is in the log.
     bool asserted = program->uses_device_log && drain_device_log(device);
@@ -276,7 +287,8 @@ public:
 private:
   struct DeviceState {
     std::mutex mutex;
-    void* log = nullptr; // DeviceLogHeader, then kDeviceLogCapacity bytes of records
+    void* log = nullptr;            // DeviceLogHeader, then kDeviceLogCapacity bytes of records
+    void* grid_workspace = nullptr; // kGridWorkspaceBytes, zeroed before each grid-sync launch
   };
   // As CUDA's default printf buffer (cudaLimitPrintfFifoSize).
   static constexpr uint64_t kDeviceLogCapacity = 1 << 20;
@@ -295,6 +307,17 @@ private:
     }
     st.log = *p;
     return st.log;
+  }
+
+  // The device's grid workspace, allocated on first use.
+  Result<void*> grid_workspace(size_t device) {
+    DeviceState& st = *state_[device];
+    std::lock_guard lock(st.mutex);
+    if (st.grid_workspace) return st.grid_workspace;
+    Result<void*> p = allocate(device, kGridWorkspaceBytes);
+    if (!p) return p.error().context("allocating the workspace of grid.sync");
+    st.grid_workspace = *p;
+    return st.grid_workspace;
   }
 
   // Prints the log's records (printf to stdout, assert reports to stderr) and empties it.
