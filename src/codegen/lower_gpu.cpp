@@ -86,6 +86,19 @@ GlobalVariable* ModuleLowering::gpu_grid_workspace() {
   return g;
 }
 
+// Named barriers for part of a block (bar.arrive, bar.sync with a count), which RDNA does
+// not have: a word per barrier id in LDS, the generation in its high half and the threads
+// arrived in its low half, zeroed at the start of kernels that use them.
+GlobalVariable* ModuleLowering::gpu_named_barriers() {
+  if (GlobalVariable* g = module_->getNamedGlobal("mimic_named_barriers"))
+    return g;
+  auto* type = ArrayType::get(Type::getInt32Ty(*context_), 16);
+  auto* g = new GlobalVariable(*module_, type, false, GlobalValue::InternalLinkage, PoisonValue::get(type),
+                               "mimic_named_barriers", nullptr, GlobalValue::NotThreadLocal, kLdsSpace);
+  g->setAlignment(Align(16));
+  return g;
+}
+
 GlobalVariable* ModuleLowering::gpu_reduction_word() {
   if (!gpu_reduction_word_) {
     Type* i32 = Type::getInt32Ty(*context_);
@@ -281,6 +294,8 @@ Function* FunctionLowering::run_gpu() {
       b_.SetInsertPoint(&bb);
       b_.CreateRetVoid();
     }
+  if (lowering_.reaches(fn_, &ModuleLowering::FunctionFacts::named_barriers))
+    gpu_init_named_barriers();
   return fn_;
 }
 
@@ -504,8 +519,6 @@ void FunctionLowering::gpu_barrier(const ptx::Instruction& ins) {
     intrinsic(b_, Intrinsic::amdgcn_wave_barrier);
     return;
   }
-  if (ins.has(Modifier::Arrive))
-    gpu_unsupported("bar.arrive (a barrier some threads pass without waiting)");
   if (ins.has(Modifier::Red)) {
     // bar.red.popc.u32 d, a{, b}, {!}c / bar.red.and|or.pred p, a{, b}, {!}c: every thread
     // adds its vote to one LDS word between barriers.
@@ -538,9 +551,75 @@ void FunctionLowering::gpu_barrier(const ptx::Instruction& ins) {
     unsupported(ins, "a barrier needs a barrier number");
   // Any barrier number without a thread count waits for the whole block: s_barrier does,
   // as long as the block's threads meet the same barriers in the same order.
-  if (ins.num_operands >= 2)
-    gpu_unsupported("a barrier with a thread count (a named barrier for part of the block)");
+  if (ins.has(Modifier::Arrive) || ins.num_operands >= 2)
+    return gpu_named_barrier(ins);
   gpu_block_barrier();
+}
+
+// bar.arrive a, b / bar.sync a, b: a wave arrives as one (PTX counts every thread of a warp)
+// by adding 32 to barrier a's word; the wave whose arrival makes b threads completes the
+// phase (generation + 1, b threads fewer, in one atomic add), and bar.sync waits until the
+// generation it arrived in is over.
+void FunctionLowering::gpu_named_barrier(const ptx::Instruction& ins) {
+  if (ins.num_operands < 2)
+    unsupported(ins, "bar.arrive needs a barrier and a thread count");
+  lowering_.facts[fn_].named_barriers = true;
+  Type* i32 = b_.getInt32Ty();
+  SyncScope::ID workgroup = ctx().getOrInsertSyncScopeID("workgroup");
+  Value* id = b_.CreateAnd(value(ins, ins.operands[0], i32, false), 15);
+  Value* count = value(ins, ins.operands[1], i32, false);
+  Value* word = b_.CreateGEP(i32, lowering_.gpu_named_barriers(), id);
+  bool wait = !ins.has(Modifier::Arrive);
+  b_.CreateFence(AtomicOrdering::Release, workgroup);
+  Value* here = intrinsic(b_, Intrinsic::amdgcn_ballot, {b_.getTrue()}, {i32});
+  Value* leader = b_.CreateICmpEQ(gpu_lane(), b_.CreateBinaryIntrinsic(Intrinsic::cttz, here, b_.getTrue()));
+  BasicBlock* lead = BasicBlock::Create(ctx(), "named_barrier_arrive", fn_);
+  BasicBlock* complete = BasicBlock::Create(ctx(), "named_barrier_complete", fn_);
+  BasicBlock* spin = wait ? BasicBlock::Create(ctx(), "named_barrier_wait", fn_) : nullptr;
+  BasicBlock* join = BasicBlock::Create(ctx(), "named_barrier_done", fn_);
+  b_.CreateCondBr(leader, lead, join);
+  b_.SetInsertPoint(lead);
+  Value* old = b_.CreateAtomicRMW(AtomicRMWInst::Add, word, b_.getInt32(32), Align(4), AtomicOrdering::AcquireRelease,
+                                  workgroup);
+  Value* before = b_.CreateAnd(old, 0xffff);
+  Value* after = b_.CreateAdd(before, b_.getInt32(32));
+  Value* completes = b_.CreateAnd(b_.CreateICmpULT(before, count), b_.CreateICmpUGE(after, count));
+  b_.CreateCondBr(completes, complete, wait ? spin : join);
+  b_.SetInsertPoint(complete);
+  b_.CreateAtomicRMW(AtomicRMWInst::Add, word, b_.CreateSub(b_.getInt32(1u << 16), count), Align(4),
+                     AtomicOrdering::AcquireRelease, workgroup);
+  b_.CreateBr(join);
+  if (wait) {
+    b_.SetInsertPoint(spin);
+    gpu_yield();
+    LoadInst* now = b_.CreateAlignedLoad(i32, word, Align(4));
+    now->setAtomic(AtomicOrdering::Acquire, workgroup);
+    Value* same = b_.CreateICmpEQ(b_.CreateLShr(now, 16), b_.CreateLShr(old, 16));
+    b_.CreateCondBr(same, spin, join);
+  }
+  b_.SetInsertPoint(join);
+  if (wait)
+    b_.CreateFence(AtomicOrdering::Acquire, workgroup);
+}
+
+// At the start of a kernel that uses named barriers: thread 0 zeroes their words, and the
+// block waits for it.
+void FunctionLowering::gpu_init_named_barriers() {
+  BasicBlock* entry = &fn_->getEntryBlock();
+  BasicBlock* start = entry->getTerminator()->getSuccessor(0);
+  BasicBlock* init = BasicBlock::Create(ctx(), "named_barriers_init", fn_, start);
+  BasicBlock* zero = BasicBlock::Create(ctx(), "named_barriers_zero", fn_, start);
+  BasicBlock* ready = BasicBlock::Create(ctx(), "named_barriers_ready", fn_, start);
+  entry->getTerminator()->setSuccessor(0, init);
+  b_.SetInsertPoint(init);
+  b_.CreateCondBr(b_.CreateICmpEQ(gpu_linear_thread(), b_.getInt32(0)), zero, ready);
+  b_.SetInsertPoint(zero);
+  b_.CreateAlignedStore(Constant::getNullValue(FixedVectorType::get(b_.getInt32Ty(), 16)),
+                        lowering_.gpu_named_barriers(), Align(16));
+  b_.CreateBr(ready);
+  b_.SetInsertPoint(ready);
+  gpu_block_barrier();
+  b_.CreateBr(start);
 }
 
 void FunctionLowering::gpu_warp(const ptx::Instruction& ins) {

@@ -42,6 +42,7 @@ public:
   llvm::GlobalVariable* gpu_reduction_word();
   llvm::GlobalVariable* gpu_reserved_shared(); // %reserved_smem_offset_*: kReservedSharedBytes
   llvm::GlobalVariable* gpu_grid_workspace();  // %envreg1:%envreg2 (grid.sync)
+  llvm::GlobalVariable* gpu_named_barriers();  // bar.arrive / counted bar.sync: a word per id
   // Target::Amdgpu: printf and assert call these placeholders (kGpuPrintf, kGpuAssert in
   // lower.h), which the backend replaces with writes to its device log.
   llvm::Function* gpu_log_function(const char* name, llvm::Type* result, std::initializer_list<llvm::Type*> params);
@@ -72,6 +73,7 @@ public:
     bool indirect = false;                 // calls through a pointer
     bool grid_sync = false;                // reads the grid workspace (%envreg)
     bool cluster = false;                  // uses the block's cluster (shared::cluster, mapa, ...)
+    bool named_barriers = false;           // GPU: bar.arrive, or a barrier with a thread count
     llvm::Argument* block = nullptr;       // its BlockState* argument
   };
   // Whether `f` or something it calls has the fact `which`.
@@ -225,6 +227,8 @@ private:
   void gpu_stop(uint32_t code);
   void gpu_yield();
   void gpu_block_barrier();
+  void gpu_named_barrier(const ptx::Instruction& ins);
+  void gpu_init_named_barriers();
   void gpu_barrier(const ptx::Instruction& ins);
   void gpu_warp(const ptx::Instruction& ins);
   void gpu_fence(const ptx::Instruction& ins);
