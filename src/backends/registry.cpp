@@ -1,8 +1,10 @@
 // Which backends a process gets, in device order: the AMD GPUs first (device 0 is a GPU
-// when there is one), then the CPU; MIMIC_BACKEND keeps one of them only.
+// when there is one and this build generates code for it), then the CPU; MIMIC_BACKEND keeps
+// one of them only.
 #include <vector>
 
 #include "backends/amdgpu/amdgpu_backend.h"
+#include "backends/amdgpu/compiler.h"
 #include "backends/cpu/cpu_backend.h"
 #include "runtime/backend.h"
 #include "support/config.h"
@@ -16,7 +18,11 @@ std::vector<Backend*> available_backends() {
   static const std::vector<Backend*>* backends = [] {
     auto* v = new std::vector<Backend*>;
     config::BackendChoice choice = config::backend_choice();
-    if (choice != config::BackendChoice::Cpu) {
+    // By default the GPUs come first only where this build can compile kernels for them: a
+    // build without AMDGPU code generation keeps running programs on the CPU.
+    bool want_amdgpu = choice == config::BackendChoice::Amdgpu ||
+                       (choice == config::BackendChoice::Auto && amdgpu::compiler_built());
+    if (want_amdgpu) {
       auto amdgpu = amdgpu::create_amdgpu_backend();
       if (amdgpu)
         v->push_back(amdgpu->release());

@@ -26,11 +26,18 @@ int attribute(CUdevice_attribute a, CUdevice d) {
 
 } // namespace
 
-// MIMIC_HIP_LIBRARY=fake (one gfx1100), MIMIC_BACKEND unset: the GPU is device 0.
+// MIMIC_HIP_LIBRARY=fake (one gfx1100), MIMIC_BACKEND unset: the GPU is device 0 (in builds
+// with AMDGPU code generation).
 TEST(Registry, AmdGpuFirstThenCpu) {
   ASSERT_EQ(CU(cuInit)(0), CUDA_SUCCESS);
   int count = 0;
   ASSERT_EQ(CU(cuDeviceGetCount)(&count), CUDA_SUCCESS);
+#ifndef MIMIC_TEST_AMDGPU_CODEGEN
+  // Without AMDGPU code generation the GPU is a device only when asked for (MIMIC_BACKEND).
+  ASSERT_EQ(count, 1);
+  EXPECT_EQ(name_of(0).rfind("Mimic CPU", 0), 0u) << name_of(0);
+  GTEST_SKIP() << "this build has no AMDGPU code generation: by default programs run on the CPU";
+#endif
   ASSERT_EQ(count, 2);
   EXPECT_EQ(name_of(0), "AMD Radeon RX 7900 XTX");
   EXPECT_EQ(name_of(1).rfind("Mimic CPU", 0), 0u) << name_of(1);
@@ -79,9 +86,7 @@ TEST(Registry, AmdGpuFirstThenCpu) {
   const char* ptx = ".version 7.0\n.target sm_70\n.address_size 64\n"
                     ".visible .entry scale(.param .u64 p, .param .u32 n)\n{\n ret;\n}\n";
   CUmodule module = nullptr;
-  CUresult loaded = CU(cuModuleLoadData)(&module, ptx);
-#ifdef MIMIC_TEST_AMDGPU_CODEGEN
-  ASSERT_EQ(loaded, CUDA_SUCCESS);
+  ASSERT_EQ(CU(cuModuleLoadData)(&module, ptx), CUDA_SUCCESS);
   CUfunction f = nullptr;
   ASSERT_EQ(CU(cuModuleGetFunction)(&f, module, "scale"), CUDA_SUCCESS);
   CUdeviceptr arg_p = 0x1234567890ull;
@@ -103,10 +108,6 @@ TEST(Registry, AmdGpuFirstThenCpu) {
   EXPECT_EQ(std::memcmp(l.args.data(), &arg_p, 8), 0);
   EXPECT_EQ(std::memcmp(l.args.data() + 8, &arg_n, 4), 0);
   EXPECT_EQ(CU(cuModuleUnload)(module), CUDA_SUCCESS);
-#else
-  // No AMDGPU code generator in this build: the load says so.
-  EXPECT_EQ(loaded, CUDA_ERROR_NOT_SUPPORTED);
-#endif
   EXPECT_EQ(CU(cuDevicePrimaryCtxRelease)(0), CUDA_SUCCESS);
 }
 

@@ -24,6 +24,9 @@ struct CompilerPlugin {
 constexpr unsigned kCompilerPluginVersion = 1;
 inline constexpr const char* kCompilerPluginEntry = "mimic_amdgpu_compiler_plugin";
 
+// Whether this build made the plugin (it had AMDGPU code generation).
+bool compiler_built();
+
 // compile_code_object through the plugin: MIMIC_AMDGPU_COMPILER (a path) when set, else the
 // plugin beside the library or program this code is in, or in ../lib from there. Fails with
 // CUDA_ERROR_NOT_SUPPORTED saying why when there is none (or the build made none).

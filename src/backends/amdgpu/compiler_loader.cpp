@@ -12,6 +12,14 @@
 
 namespace mimic::amdgpu {
 
+bool compiler_built() {
+#ifdef MIMIC_AMDGPU_COMPILER_PLUGIN
+  return true;
+#else
+  return false;
+#endif
+}
+
 #ifdef MIMIC_AMDGPU_COMPILER_PLUGIN
 namespace {
 
