@@ -49,9 +49,10 @@ if(TARGET mimic_cuda)
     COMMAND ${amdgpu_tests}/cli_backend.sh $<TARGET_FILE:mimic> ${fake_hip6})
   set_tests_properties(amdgpu_cli_backend PROPERTIES LABELS amdgpu)
 
-  # The same with a real HIP runtime installed and no GPU (Debian's libamdhip64-5, say);
-  # skipped where no HIP runtime is installed.
-  if(EXISTS ${MIMIC_CUDA_ROOT}/bin/nvcc)
+  # The same with a real HIP runtime installed and no GPU (Debian's libamdhip64-5, say), and
+  # the program then running on the CPU (which needs the code generator); skipped where no HIP
+  # runtime is installed.
+  if(EXISTS ${MIMIC_CUDA_ROOT}/bin/nvcc AND TARGET mimic_codegen)
     add_test(NAME amdgpu_installed_hip_no_gpu
       COMMAND ${amdgpu_tests}/installed_hip_no_gpu.sh $<TARGET_FILE:mimic> $<TARGET_FILE:mimic_cuda>
               ${MIMIC_CUDA_ROOT}/bin/nvcc ${CMAKE_CURRENT_BINARY_DIR}/amdgpu)
