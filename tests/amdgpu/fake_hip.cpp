@@ -315,6 +315,12 @@ EXPORT hipError_t hipModuleLaunchCooperativeKernel(void* function, unsigned gx, 
 EXPORT void fakeHipSetCooperativeParamCount(int n) {
   cooperative_param_count = n;
 }
+EXPORT void* fakeHipAllocationOfSize(size_t bytes) {
+  std::lock_guard lock(mutex);
+  for (auto& [pointer, size] : allocations)
+    if (size == bytes) return pointer;
+  return nullptr;
+}
 EXPORT void fakeHipLogOnNextLaunch(const void* record, size_t bytes) {
   std::lock_guard lock(mutex);
   next_log_record.assign(static_cast<const uint8_t*>(record),

@@ -21,4 +21,5 @@ using FakeHipLastLaunch = const FakeHipLaunch* (*)();
 using FakeHipSetCooperativeParamCount = void (*)(int);
 using FakeHipFailNextLaunch = void (*)(int);
 using FakeHipLiveAllocations = size_t (*)();
+using FakeHipAllocationOfSize = void* (*)(size_t bytes);
 using FakeHipLogOnNextLaunch = void (*)(const void* record, size_t bytes);

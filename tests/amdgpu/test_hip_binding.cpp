@@ -520,3 +520,20 @@ TEST(AmdgpuBackend, DrainsTheDeviceLogAfterALaunch) {
   EXPECT_EQ(testing::internal::GetCapturedStderr(),
             "t.cu:42: void t(int): block: [1,2,3], thread: [4,5,6] Assertion `n > 0` failed.\n");
 }
+
+TEST(AmdgpuBackend, DeviceHeapForDeviceMalloc) {
+  const HipApi& hip = load(FAKE_HIP6);
+  auto backend = backend_of(hip, "gfx1100");
+  auto prog = program();
+  ASSERT_TRUE(backend && prog);
+  CodeObject code = code_object();
+  code.uses_device_heap = true;
+  auto compiled = load_code_object(*backend, 0, code, *prog);
+  ASSERT_TRUE(compiled.ok()) << compiled.error().message();
+  // 8 MiB, as CUDA's default heap, after a header saying so with nothing used.
+  auto* heap = static_cast<const uint64_t*>(
+      hook<FakeHipAllocationOfSize>(hip, "fakeHipAllocationOfSize")(16 + (size_t(8) << 20)));
+  ASSERT_NE(heap, nullptr);
+  EXPECT_EQ(heap[0], uint64_t(8) << 20);
+  EXPECT_EQ(heap[1], 0u);
+}

@@ -203,16 +203,19 @@ public:
       return Error(program.origin + ": no code for " + describe(device) + ": " +
                        d.unsupported_reason,
                    CUDA_ERROR_NO_BINARY_FOR_GPU);
-    // The device log (printf, assert) and the grid workspace (grid.sync) are bound like
-    // globals of every program; the code uses them only when it prints, asserts or waits for
-    // the grid.
+    // The device log (printf, assert), the grid workspace (grid.sync) and the device heap
+    // (malloc) are bound like globals of every program; the code uses them only when it
+    // prints, asserts, waits for the grid or allocates.
     Result<void*> log = device_log(device);
     if (!log) return log.error();
     Result<void*> workspace = grid_workspace(device);
     if (!workspace) return workspace.error();
+    Result<void*> heap = device_heap(device);
+    if (!heap) return heap.error();
     std::map<std::string, void*, std::less<>> bound = globals;
     bound[kDeviceLogSymbol] = *log;
     bound[kGridWorkspaceSymbol] = *workspace;
+    bound[kDeviceHeapSymbol] = *heap;
     Result<CodeObject> code = compile_with_plugin(program, d.gfx, &bound);
     if (!code)
       return Error(code.error().message(),
@@ -233,6 +236,8 @@ public:
                    CUDA_ERROR_INVALID_IMAGE);
     if (code.uses_device_log)
       if (Result<void*> log = device_log(device); !log) return log.error();
+    if (code.uses_device_heap)
+      if (Result<void*> heap = device_heap(device); !heap) return heap.error();
     for (const KernelObject& k : code.kernels)
       if (k.grid_sync)
         if (Result<void*> workspace = grid_workspace(device); !workspace) return workspace.error();
@@ -289,7 +294,10 @@ private:
     std::mutex mutex;
     void* log = nullptr;            // DeviceLogHeader, then kDeviceLogCapacity bytes of records
     void* grid_workspace = nullptr; // kGridWorkspaceBytes, zeroed before each grid-sync launch
+    void* heap = nullptr; // DeviceHeapHeader, then kDeviceHeapCapacity bytes for device malloc
   };
+  // As CUDA's default device heap (cudaLimitMallocHeapSize).
+  static constexpr uint64_t kDeviceHeapCapacity = 8 << 20;
   // As CUDA's default printf buffer (cudaLimitPrintfFifoSize).
   static constexpr uint64_t kDeviceLogCapacity = 1 << 20;
 
@@ -307,6 +315,25 @@ private:
     }
     st.log = *p;
     return st.log;
+  }
+
+  // The device's heap for device-side malloc, allocated and initialised on first use. Its
+  // `used` is never reset: memory a kernel allocates stays valid for later kernels, as in
+  // CUDA, and free does not return memory yet (code_object.h), so a program that allocates
+  // more than the heap in its lifetime gets NULL.
+  Result<void*> device_heap(size_t device) {
+    DeviceState& st = *state_[device];
+    std::lock_guard lock(st.mutex);
+    if (st.heap) return st.heap;
+    Result<void*> p = allocate(device, sizeof(DeviceHeapHeader) + kDeviceHeapCapacity);
+    if (!p) return p.error().context("allocating the device heap for malloc");
+    DeviceHeapHeader header{kDeviceHeapCapacity, 0};
+    if (Status s = copy(*p, &header, sizeof header); !s) {
+      release(device, *p);
+      return s.error().context("initialising the device heap for malloc");
+    }
+    st.heap = *p;
+    return st.heap;
   }
 
   // The device's grid workspace, allocated on first use.
