@@ -69,6 +69,8 @@ struct Diagnostics {
     llvm::raw_string_ostream os(text);
     llvm::DiagnosticPrinterRawOStream printer(os);
     info->print(printer);
+    if (text.starts_with("<unknown>:0:0: ")) // no source location: the IR is Mimic's own
+      text.erase(0, 15);
     auto* d = static_cast<Diagnostics*>(self);
     if (!d->errors.empty())
       d->errors += "; ";
