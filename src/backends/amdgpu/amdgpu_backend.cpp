@@ -301,50 +301,42 @@ private:
   // As CUDA's default printf buffer (cudaLimitPrintfFifoSize).
   static constexpr uint64_t kDeviceLogCapacity = 1 << 20;
 
-  // The device's log, allocated and initialised on first use.
-  Result<void*> device_log(size_t device) {
+  // A buffer of the device that the code uses, allocated on first use and initialised with
+  // `header` (the rest is left as hipMalloc gives it).
+  template <typename Header>
+  Result<void*> device_buffer(size_t device, void* DeviceState::* slot, size_t bytes,
+                              const Header& header, const char* what) {
     DeviceState& st = *state_[device];
     std::lock_guard lock(st.mutex);
-    if (st.log) return st.log;
-    Result<void*> p = allocate(device, sizeof(DeviceLogHeader) + kDeviceLogCapacity);
-    if (!p) return p.error().context("allocating the device log for printf and assert");
-    DeviceLogHeader header{kDeviceLogCapacity, 0};
+    if (st.*slot) return st.*slot;
+    Result<void*> p = allocate(device, bytes);
+    if (!p) return p.error().context(std::string("allocating ") + what);
     if (Status s = copy(*p, &header, sizeof header); !s) {
       release(device, *p);
-      return s.error().context("initialising the device log for printf and assert");
+      return s.error().context(std::string("initialising ") + what);
     }
-    st.log = *p;
-    return st.log;
+    st.*slot = *p;
+    return *p;
   }
 
-  // The device's heap for device-side malloc, allocated and initialised on first use. Its
-  // `used` is never reset: memory a kernel allocates stays valid for later kernels, as in
+  Result<void*> device_log(size_t device) {
+    return device_buffer(device, &DeviceState::log, sizeof(DeviceLogHeader) + kDeviceLogCapacity,
+                         DeviceLogHeader{kDeviceLogCapacity, 0},
+                         "the device log for printf and assert");
+  }
+
+  // Its `used` is never reset: memory a kernel allocates stays valid for later kernels, as in
   // CUDA, and free does not return memory yet (code_object.h), so a program that allocates
   // more than the heap in its lifetime gets NULL.
   Result<void*> device_heap(size_t device) {
-    DeviceState& st = *state_[device];
-    std::lock_guard lock(st.mutex);
-    if (st.heap) return st.heap;
-    Result<void*> p = allocate(device, sizeof(DeviceHeapHeader) + kDeviceHeapCapacity);
-    if (!p) return p.error().context("allocating the device heap for malloc");
-    DeviceHeapHeader header{kDeviceHeapCapacity, 0};
-    if (Status s = copy(*p, &header, sizeof header); !s) {
-      release(device, *p);
-      return s.error().context("initialising the device heap for malloc");
-    }
-    st.heap = *p;
-    return st.heap;
+    return device_buffer(device, &DeviceState::heap, sizeof(DeviceHeapHeader) + kDeviceHeapCapacity,
+                         DeviceHeapHeader{kDeviceHeapCapacity, 0}, "the device heap for malloc");
   }
 
-  // The device's grid workspace, allocated on first use.
+  // Zeroed before each launch that uses it, not here.
   Result<void*> grid_workspace(size_t device) {
-    DeviceState& st = *state_[device];
-    std::lock_guard lock(st.mutex);
-    if (st.grid_workspace) return st.grid_workspace;
-    Result<void*> p = allocate(device, kGridWorkspaceBytes);
-    if (!p) return p.error().context("allocating the workspace of grid.sync");
-    st.grid_workspace = *p;
-    return st.grid_workspace;
+    return device_buffer(device, &DeviceState::grid_workspace, kGridWorkspaceBytes, uint64_t(0),
+                         "the workspace of grid.sync");
   }
 
   // Prints the log's records (printf to stdout, assert reports to stderr) and empties it.
