@@ -70,7 +70,7 @@ CodeObject code_object(bool grid_sync = false) {
   CodeObject code;
   code.target = "gfx1100";
   code.elf = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0};
-  code.kernels = {{"scale", 16 + 256, 0, 1024, grid_sync}, {"other", 16 + 256, 0, 1024, false}};
+  code.kernels = {{"scale", 16 + 256, 100, 1024, grid_sync}, {"other", 16 + 256, 0, 1024, false}};
   return code;
 }
 
@@ -306,6 +306,19 @@ TEST(AmdgpuBackend, LaunchPassesThePackedArguments) {
   EXPECT_EQ(l.block[1], 2u);
   EXPECT_EQ(l.shared_bytes, 4096u);
   EXPECT_EQ(l.args, std::vector<uint8_t>(args, args + 16));
+
+  // Launches HIP would refuse: more threads than compiled for, more LDS than a workgroup has.
+  const int launches = l.launches;
+  runtime::LaunchShape too_wide = shape;
+  too_wide.block[0] = 1024;
+  too_wide.block[1] = 2;
+  EXPECT_EQ(backend->launch(0, **compiled, 0, too_wide, args), CUDA_ERROR_INVALID_VALUE);
+  runtime::LaunchShape too_much_lds = shape;
+  too_much_lds.dynamic_shared_bytes = 65536 - 100 + 1; // the kernel has 100 bytes of its own
+  EXPECT_EQ(backend->launch(0, **compiled, 0, too_much_lds, args), CUDA_ERROR_INVALID_VALUE);
+  too_much_lds.dynamic_shared_bytes = 65536 - 100;
+  EXPECT_EQ(backend->launch(0, **compiled, 0, too_much_lds, args), CUDA_SUCCESS);
+  EXPECT_EQ(l.launches, launches + 1);
 
   // A fault in the kernel is the CUDA error of the same meaning.
   hook<FakeHipFailNextLaunch>(hip, "fakeHipFailNextLaunch")(700);

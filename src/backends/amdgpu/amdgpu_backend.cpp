@@ -55,6 +55,8 @@ public:
     std::vector<runtime::ParamSlot> params;
     size_t param_bytes = 0;
     bool grid_sync = false;
+    size_t static_lds_bytes = 0; // as the code object has it (the lowering may add some)
+    unsigned max_threads_per_block = 1024;
   };
 
   AmdgpuProgram(const HipApi& hip, int ordinal, std::vector<uint8_t> elf)
@@ -249,8 +251,14 @@ public:
                    e == 209 ? CUDA_ERROR_NO_BINARY_FOR_GPU : CUDA_ERROR_INVALID_IMAGE);
     for (size_t i = 0; i < program.kernels.size(); ++i) {
       const runtime::KernelInfo& k = program.kernels[i];
-      AmdgpuProgram::Kernel out{k.name, nullptr, k.params, k.param_bytes,
-                                code.kernels[i].grid_sync};
+      const KernelObject& ko = code.kernels[i];
+      AmdgpuProgram::Kernel out{k.name,
+                                nullptr,
+                                k.params,
+                                k.param_bytes,
+                                ko.grid_sync,
+                                ko.static_lds_bytes,
+                                ko.max_threads_per_block};
       if (hipError_t e = hip_.hipModuleGetFunction(&out.function, loaded->module(),
                                                    code.kernels[i].name.c_str());
           e != hipSuccess || !out.function)
@@ -267,6 +275,10 @@ public:
     auto* program = dynamic_cast<AmdgpuProgram*>(&compiled);
     if (!program || kernel >= program->kernels.size()) return CUDA_ERROR_INVALID_HANDLE;
     const AmdgpuProgram::Kernel& k = program->kernels[kernel];
+    if (Status s = check_shape(device, k, shape); !s) {
+      log_error(s.error().message());
+      return CUresult(s.error().code());
+    }
     if (Status s = use(device); !s) {
       log_error(s.error().message());
       return CUresult(s.error().code());
@@ -290,6 +302,27 @@ public:
   }
 
 private:
+  // What HIP would refuse with a vaguer error: more threads than the kernel was compiled for,
+  // or more LDS than a workgroup has.
+  Status check_shape(size_t device, const AmdgpuProgram::Kernel& k,
+                     const runtime::LaunchShape& shape) const {
+    uint64_t threads = uint64_t(shape.block[0]) * shape.block[1] * shape.block[2];
+    if (threads > k.max_threads_per_block)
+      return Error("kernel '" + k.name + "' launched with " + std::to_string(threads) +
+                       " threads a block; its code for " + devices_[device].gfx + " allows " +
+                       std::to_string(k.max_threads_per_block),
+                   CUDA_ERROR_INVALID_VALUE);
+    uint64_t lds = uint64_t(k.static_lds_bytes) + shape.dynamic_shared_bytes;
+    uint64_t limit = uint64_t(devices_[device].properties.shared_memory_per_block);
+    if (lds > limit)
+      return Error("kernel '" + k.name + "' needs " + std::to_string(k.static_lds_bytes) +
+                       " bytes of static and " + std::to_string(shape.dynamic_shared_bytes) +
+                       " of dynamic shared memory; " + describe(device) + " has " +
+                       std::to_string(limit) + " a block",
+                   CUDA_ERROR_INVALID_VALUE);
+    return {};
+  }
+
   struct DeviceState {
     std::mutex mutex;
     void* log = nullptr;            // DeviceLogHeader, then kDeviceLogCapacity bytes of records
