@@ -21,4 +21,5 @@ set_tests_properties(amdgpu_code_objects PROPERTIES LABELS amdgpu TIMEOUT 3600)
 add_executable(mimic_amdgpu_compile_tests ${amdgpu_tests}/test_compile.cpp)
 target_link_libraries(mimic_amdgpu_compile_tests PRIVATE mimic_amdgpu_codegen GTest::gtest_main
   PkgConfig::LZ4 PkgConfig::ZSTD)
-gtest_discover_tests(mimic_amdgpu_compile_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS amdgpu)
+gtest_discover_tests(mimic_amdgpu_compile_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS amdgpu
+  ENVIRONMENT MIMIC_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/amdgpu_code_cache)

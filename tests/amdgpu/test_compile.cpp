@@ -5,6 +5,9 @@
 #include <cuda.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+
 #include <llvm/Object/ELFObjectFile.h>
 
 #include "backends/amdgpu/code_object.h"
@@ -208,6 +211,39 @@ TEST(AmdgpuCompile, MallocUsesTheRuntimesHeap) {
   EXPECT_TRUE(co->uses_device_heap);
   EXPECT_FALSE(co->uses_device_log);
   EXPECT_EQ(symbol_value(co->elf, amdgpu::kDeviceHeapSymbol), 0x7f0000040000);
+}
+
+TEST(AmdgpuCompile, TheRelocatableObjectIsCachedAndLinkedPerLoad) {
+  char folder[] = "/tmp/mimic-amdgpu-cache-XXXXXX";
+  ASSERT_NE(mkdtemp(folder), nullptr);
+  setenv("MIMIC_CACHE_DIR", folder, 1);
+  unsetenv("MIMIC_CACHE");
+  auto p = program(kCounter);
+  ASSERT_TRUE(p);
+  std::map<std::string, void*, std::less<>> globals{{"counter", reinterpret_cast<void*>(0x7f0000001000)},
+                                                    {"table", reinterpret_cast<void*>(0x7f0000002000)}};
+  auto first = amdgpu::compile_code_object(*p, "gfx1100", &globals);
+  ASSERT_TRUE(first) << first.error().message();
+  std::filesystem::path entries = std::filesystem::path(folder) / "amdgpu";
+  size_t count = 0;
+  for (const auto& e : std::filesystem::directory_iterator(entries))
+    count += e.path().extension() == ".mco";
+  EXPECT_EQ(count, 1u);
+  // A second load links the cached object to other addresses.
+  globals["counter"] = reinterpret_cast<void*>(0x7f0000005000);
+  auto second = amdgpu::compile_code_object(*p, "gfx1100", &globals);
+  ASSERT_TRUE(second) << second.error().message();
+  EXPECT_EQ(symbol_value(second->elf, "mimic_global.counter"), 0x7f0000005000);
+  EXPECT_EQ(second->kernels[0].static_lds_bytes, first->kernels[0].static_lds_bytes);
+  EXPECT_EQ(second->kernels[0].kernarg_bytes, first->kernels[0].kernarg_bytes);
+  // A damaged entry is compiled again.
+  for (const auto& e : std::filesystem::directory_iterator(entries))
+    std::filesystem::resize_file(e.path(), 100);
+  auto third = amdgpu::compile_code_object(*p, "gfx1100", &globals);
+  ASSERT_TRUE(third) << third.error().message();
+  EXPECT_EQ(third->elf, second->elf);
+  unsetenv("MIMIC_CACHE_DIR");
+  std::filesystem::remove_all(folder);
 }
 
 TEST(AmdgpuCompile, UntranslatableKernelIsNamedWithItsLine) {

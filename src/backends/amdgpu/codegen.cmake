@@ -14,7 +14,10 @@ if(NOT MIMIC_LLD_ELF OR NOT MIMIC_LLD_COMMON OR NOT MIMIC_LLD_INCLUDE)
 endif()
 find_package(ZLIB REQUIRED)
 message(STATUS "AMDGPU code generation: on (lld at ${MIMIC_LLD_ELF})")
-add_library(mimic_amdgpu_codegen STATIC ${CMAKE_CURRENT_LIST_DIR}/compile.cpp)
+add_library(mimic_amdgpu_codegen STATIC ${CMAKE_CURRENT_LIST_DIR}/compile.cpp ${CMAKE_CURRENT_LIST_DIR}/object_cache.cpp)
+# The code cache's key includes MIMIC_CODE_ID (cmake/code_id.cmake, made in src/backends).
+add_dependencies(mimic_amdgpu_codegen mimic_code_id)
+target_include_directories(mimic_amdgpu_codegen PRIVATE ${CMAKE_BINARY_DIR}/src/backends/generated)
 target_include_directories(mimic_amdgpu_codegen PUBLIC ${PROJECT_SOURCE_DIR}/src ${MIMIC_CUDA_ROOT}/include
   PRIVATE ${MIMIC_LLD_INCLUDE})
 # supported_targets() is in the HIP binding's library (targets.cpp, no LLVM in it).

@@ -36,6 +36,7 @@
 
 #include <lld/Common/Driver.h>
 
+#include "backends/amdgpu/object_cache.h"
 #include "codegen/lower.h"
 #include "runtime/program.h"
 
@@ -682,16 +683,52 @@ Result<Lowered> lower_for(const runtime::Program& program, std::string_view gfx,
   return out;
 }
 
-} // namespace
-
-Result<CodeObject> compile_code_object(const runtime::Program& program, std::string_view gfx,
-                                       const std::map<std::string, void*, std::less<>>* globals) {
+// The optimised relocatable object of `program` for `gfx` and what linking it needs: from
+// the code cache when the runtime compiles (its globals are bound at link, so the object is
+// the same for every load), else lowered, optimised and emitted now (and cached).
+Result<CachedObject> object_for(const runtime::Program& program, std::string_view gfx,
+                                const std::map<std::string, void*, std::less<>>* globals) {
+  std::string key = globals && !object_cache_directory().empty() && is_supported_target(gfx)
+                        ? object_cache_key(program, gfx)
+                        : std::string();
+  if (!key.empty())
+    if (std::optional<CachedObject> hit = object_cache_load(key); hit && hit->grid_sync.size() == program.kernels.size())
+      return std::move(*hit);
   auto lowered = lower_for(program, gfx, globals);
   if (!lowered)
     return lowered.error();
   Lowered& l = lowered.value();
+  auto object = emit(*l.program.module, *l.tm, llvm::CodeGenFileType::ObjectFile, *l.diagnostics);
+  if (!object)
+    return Error(program.origin + " for " + std::string(gfx) + ": " + object.error().message(), object.error().code());
+  CachedObject code;
+  code.object = std::move(object.value());
+  code.globals = l.program.globals;
+  for (const codegen::LoweredKernel& k : l.program.kernels)
+    code.grid_sync.push_back(k.grid_sync);
+  code.device_log = l.uses_device_log;
+  code.device_heap = l.uses_device_heap;
+  code.grid_workspace = l.uses_grid_workspace;
+  if (!key.empty())
+    object_cache_store(key, code);
+  return code;
+}
+
+} // namespace
+
+Result<CodeObject> compile_code_object(const runtime::Program& program, std::string_view gfx,
+                                       const std::map<std::string, void*, std::less<>>* globals) {
+  auto object = object_for(program, gfx, globals);
+  if (!object)
+    return object.error();
+  const CachedObject& code = object.value();
   std::vector<std::string> defsyms;
-  // The runtime's device log and grid workspace, when the code uses them.
+  auto define = [&](const std::string& symbol, const void* address) {
+    char text[32];
+    snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(address)));
+    defsyms.push_back("--defsym=" + symbol + "=" + text);
+  };
+  // The runtime's device log, grid workspace and device heap, when the code uses them.
   auto bind = [&](bool used, const char* symbol, const char* what) -> Status {
     if (!globals || !used)
       return {};
@@ -699,41 +736,34 @@ Result<CodeObject> compile_code_object(const runtime::Program& program, std::str
     if (it == globals->end())
       return Error(program.origin + ": its kernels " + what + ", and the runtime gave no " + symbol,
                    CUDA_ERROR_NOT_SUPPORTED);
-    char address[32];
-    snprintf(address, sizeof address, "0x%llx", static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(it->second)));
-    defsyms.push_back("--defsym=" + std::string(symbol) + "=" + address);
+    define(symbol, it->second);
     return {};
   };
-  if (Status s = bind(l.uses_device_log, kDeviceLogSymbol, "print or assert (the device log)"); !s)
+  if (Status s = bind(code.device_log, kDeviceLogSymbol, "print or assert (the device log)"); !s)
     return s.error();
-  if (Status s = bind(l.uses_grid_workspace, kGridWorkspaceSymbol, "wait for the grid (grid.sync's workspace)"); !s)
+  if (Status s = bind(code.grid_workspace, kGridWorkspaceSymbol, "wait for the grid (grid.sync's workspace)"); !s)
     return s.error();
-  if (Status s = bind(l.uses_device_heap, kDeviceHeapSymbol, "call malloc or free (the device heap)"); !s)
+  if (Status s = bind(code.device_heap, kDeviceHeapSymbol, "call malloc or free (the device heap)"); !s)
     return s.error();
   if (globals)
-    for (const std::string& name : l.program.globals) {
+    for (const std::string& name : code.globals) {
       auto it = globals->find(name);
       if (it == globals->end())
         return Error(program.origin + ": global '" + name + "' has no address in this module", CUDA_ERROR_INVALID_PTX);
-      char address[32];
-      snprintf(address, sizeof address, "0x%llx", static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(it->second)));
-      defsyms.push_back("--defsym=" + codegen::global_symbol(name) + "=" + address);
+      define(codegen::global_symbol(name), it->second);
     }
-  auto object = emit(*l.program.module, *l.tm, llvm::CodeGenFileType::ObjectFile, *l.diagnostics);
-  if (!object)
-    return Error(program.origin + " for " + std::string(gfx) + ": " + object.error().message(), object.error().code());
-  auto elf = link(object.value(), defsyms, program.origin);
+  auto elf = link(code.object, defsyms, program.origin);
   if (!elf)
     return elf.error();
   CodeObject co;
   co.target = std::string(gfx);
   co.elf = std::move(elf.value());
-  co.uses_device_log = l.uses_device_log;
-  co.uses_device_heap = l.uses_device_heap;
+  co.uses_device_log = code.device_log;
+  co.uses_device_heap = code.device_heap;
   for (size_t i = 0; i < program.kernels.size(); ++i) {
     KernelObject k;
     k.name = program.kernels[i].name;
-    k.grid_sync = l.program.kernels[i].grid_sync;
+    k.grid_sync = code.grid_sync[i];
     co.kernels.push_back(std::move(k));
   }
   if (Status s = read_kernel_facts(co); !s)
