@@ -27,8 +27,8 @@ namespace {
 int usage(FILE* out) {
   fprintf(out, "usage: mimic run [--backend auto|cpu|amdgpu] [--trace[=FILE]] -- PROGRAM [ARGS...]\n"
                "  Runs a CUDA program on Mimic. --backend picks the devices (default auto: AMD GPUs\n"
-               "  when there are, then the CPU; also MIMIC_BACKEND). --trace logs every driver call\n"
-               "  (to stderr or FILE).\n");
+               "  when there are and Mimic was built to generate code for them, then the CPU; also\n"
+               "  MIMIC_BACKEND). --trace logs every driver call (to stderr or FILE).\n");
   return out == stdout ? 0 : 2;
 }
 
