@@ -28,7 +28,8 @@ bool is_supported_target(std::string_view gfx);
 struct KernelObject {
   std::string name;               // the kernel's PTX name, its symbol in the code object
   size_t kernarg_bytes = 0;       // argument segment the launch passes (PTX parameters first,
-                                  // laid out as runtime::KernelInfo::params, then hidden ones)
+                                  // laid out as runtime::KernelInfo::params, then the hidden
+                                  // ones the kernel reads: none, or code object v5's 256 bytes)
   size_t static_lds_bytes = 0;    // static shared memory; dynamic shared memory follows it
   unsigned max_threads_per_block = 1024;
   bool grid_sync = false;         // needs a cooperative launch
