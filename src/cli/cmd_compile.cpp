@@ -33,15 +33,18 @@ std::string amdgpu_targets() {
 }
 
 int usage(FILE* out) {
-  fprintf(out,
-          "usage: mimic compile --target TARGET [--emit obj|asm|llvm] IN.ptx -o OUT\n"
-          "  --target cpu      this machine's CPU, as the CPU backend compiles (a relocatable object)\n"
-          "  --target gfxNNNN  an AMD GPU: a linked code object (.hsaco) for the HIP runtime\n"
-          "  --emit obj        the object or code object (default); asm: assembly; llvm: the optimised LLVM IR;\n"
-          "                    kernels: each kernel's parameter layout and static shared memory as the runtime\n"
-          "                    lays them out (one line each: NAME OFFSET:SIZE:ALIGN... shared=BYTES)\n"
-          "AMD GPU targets: %s\n",
-          amdgpu_targets().c_str());
+  fprintf(
+      out,
+      "usage: mimic compile --target TARGET [--emit obj|asm|llvm] IN.ptx -o OUT\n"
+      "  --target cpu      this machine's CPU, as the CPU backend compiles (a relocatable object)\n"
+      "  --target gfxNNNN  an AMD GPU: a linked code object (.hsaco) for the HIP runtime\n"
+      "  --emit obj        the object or code object (default); asm: assembly; llvm: the optimised "
+      "LLVM IR;\n"
+      "                    kernels: each kernel's parameter layout and static shared memory as the "
+      "runtime\n"
+      "                    lays them out (one line each: NAME OFFSET:SIZE:ALIGN... shared=BYTES)\n"
+      "AMD GPU targets: %s\n",
+      amdgpu_targets().c_str());
   return out == stdout ? 0 : 2;
 }
 
@@ -52,10 +55,8 @@ bool write_file(const std::string& path, const void* data, size_t size) {
     return false;
   }
   bool ok = fwrite(data, 1, size, f) == size;
-  if (f != stdout)
-    ok = fclose(f) == 0 && ok;
-  if (!ok)
-    fprintf(stderr, "mimic compile: writing %s failed\n", path.c_str());
+  if (f != stdout) ok = fclose(f) == 0 && ok;
+  if (!ok) fprintf(stderr, "mimic compile: writing %s failed\n", path.c_str());
   return ok;
 }
 
@@ -73,33 +74,33 @@ int cmd_compile(const Args& args) {
       into = args[++i];
       return true;
     };
-    if (a == "--help" || a == "-h")
-      return usage(stdout);
+    if (a == "--help" || a == "-h") return usage(stdout);
     if (a == "--target" || a == "-t") {
-      if (!value(target))
-        return 2;
+      if (!value(target)) return 2;
     } else if (a.starts_with("--target=")) {
       target = a.substr(9);
     } else if (a == "--emit") {
-      if (!value(emit))
-        return 2;
+      if (!value(emit)) return 2;
     } else if (a.starts_with("--emit=")) {
       emit = a.substr(7);
     } else if (a == "-o") {
-      if (!value(output))
-        return 2;
+      if (!value(output)) return 2;
     } else if (!a.empty() && a[0] == '-' && a != "-") {
       fprintf(stderr, "mimic compile: unknown option '%s'\n", a.c_str());
       return usage(stderr);
     } else if (input.empty()) {
       input = a;
     } else {
-      fprintf(stderr, "mimic compile: one input file only ('%s' and '%s')\n", input.c_str(), a.c_str());
+      fprintf(stderr, "mimic compile: one input file only ('%s' and '%s')\n", input.c_str(),
+              a.c_str());
       return 2;
     }
   }
   if (target.empty() || input.empty() || output.empty()) {
-    fprintf(stderr, "mimic compile: %s is missing\n", target.empty() ? "--target" : input.empty() ? "the input" : "-o OUT");
+    fprintf(stderr, "mimic compile: %s is missing\n",
+            target.empty()  ? "--target"
+            : input.empty() ? "the input"
+                            : "-o OUT");
     return usage(stderr);
   }
   if (emit != "obj" && emit != "asm" && emit != "llvm" && emit != "kernels") {
@@ -121,13 +122,16 @@ int cmd_compile(const Args& args) {
     for (const runtime::KernelInfo& k : program.value()->kernels) {
       lines += k.name;
       for (const runtime::ParamSlot& p : k.params)
-        lines += " " + std::to_string(p.offset) + ":" + std::to_string(p.size) + ":" + std::to_string(p.align);
+        lines += " " + std::to_string(p.offset) + ":" + std::to_string(p.size) + ":" +
+                 std::to_string(p.align);
       lines += " shared=" + std::to_string(k.static_shared_bytes) + "\n";
     }
     return write_file(output, lines.data(), lines.size()) ? 0 : 1;
   }
   if (target == "cpu") {
-    auto form = emit == "llvm" ? cpu::CpuCodeForm::LlvmIr : emit == "asm" ? cpu::CpuCodeForm::Assembly : cpu::CpuCodeForm::Object;
+    auto form = emit == "llvm"  ? cpu::CpuCodeForm::LlvmIr
+                : emit == "asm" ? cpu::CpuCodeForm::Assembly
+                                : cpu::CpuCodeForm::Object;
     auto code = cpu::compile_cpu_code(*program.value(), form);
     if (!code) {
       fprintf(stderr, "mimic compile: %s\n", code.error().message().c_str());
@@ -137,12 +141,14 @@ int cmd_compile(const Args& args) {
   }
 #ifdef MIMIC_HAVE_AMDGPU_CODEGEN
   if (!amdgpu::is_supported_target(target)) {
-    fprintf(stderr, "mimic compile: unknown target '%s'; targets: cpu, %s\n", target.c_str(), amdgpu_targets().c_str());
+    fprintf(stderr, "mimic compile: unknown target '%s'; targets: cpu, %s\n", target.c_str(),
+            amdgpu_targets().c_str());
     return 2;
   }
   if (emit != "obj") {
     auto code = amdgpu::compile_to_text(*program.value(), target,
-                                        emit == "llvm" ? amdgpu::TextForm::LlvmIr : amdgpu::TextForm::Assembly);
+                                        emit == "llvm" ? amdgpu::TextForm::LlvmIr
+                                                       : amdgpu::TextForm::Assembly);
     if (!code) {
       fprintf(stderr, "mimic compile: %s\n", code.error().message().c_str());
       return 1;
@@ -156,8 +162,8 @@ int cmd_compile(const Args& args) {
   }
   return write_file(output, co->elf.data(), co->elf.size()) ? 0 : 1;
 #else
-  fprintf(stderr, "mimic compile: unknown target '%s'; targets: cpu (AMD GPUs: %s)\n", target.c_str(),
-          amdgpu_targets().c_str());
+  fprintf(stderr, "mimic compile: unknown target '%s'; targets: cpu (AMD GPUs: %s)\n",
+          target.c_str(), amdgpu_targets().c_str());
   return 2;
 #endif
 }

@@ -28,7 +28,8 @@ constexpr uint64_t kImplicitBlockCountX = 0;  // 3 x u32
 constexpr uint64_t kImplicitGroupSizeX = 12;  // 3 x u16
 constexpr uint64_t kImplicitDynamicLds = 120; // u32
 
-Value* intrinsic(IRBuilder<>& b, Intrinsic::ID id, ArrayRef<Value*> args = {}, ArrayRef<Type*> types = {}) {
+Value* intrinsic(IRBuilder<>& b, Intrinsic::ID id, ArrayRef<Value*> args = {},
+                 ArrayRef<Type*> types = {}) {
   return b.CreateIntrinsic(id, types, args);
 }
 
@@ -43,9 +44,11 @@ bool is_shared_space(Modifier m) {
 GlobalVariable* ModuleLowering::gpu_shared_window(const runtime::KernelInfo& kernel) {
   auto& w = gpu_windows_[kernel.name];
   if (!w) {
-    auto* type = ArrayType::get(Type::getInt8Ty(*context_), std::max<size_t>(kernel.static_shared_bytes, 1));
-    w = new GlobalVariable(*module_, type, false, GlobalValue::InternalLinkage, PoisonValue::get(type),
-                           "mimic_shared." + kernel.name, nullptr, GlobalValue::NotThreadLocal, kLdsSpace);
+    auto* type =
+        ArrayType::get(Type::getInt8Ty(*context_), std::max<size_t>(kernel.static_shared_bytes, 1));
+    w = new GlobalVariable(*module_, type, false, GlobalValue::InternalLinkage,
+                           PoisonValue::get(type), "mimic_shared." + kernel.name, nullptr,
+                           GlobalValue::NotThreadLocal, kLdsSpace);
     w->setAlignment(Align(16));
   }
   return w;
@@ -56,8 +59,9 @@ GlobalVariable* ModuleLowering::gpu_shared_window(const runtime::KernelInfo& ker
 GlobalVariable* ModuleLowering::gpu_dynamic_shared() {
   if (!gpu_dynamic_shared_) {
     auto* type = ArrayType::get(Type::getInt8Ty(*context_), 0);
-    gpu_dynamic_shared_ = new GlobalVariable(*module_, type, false, GlobalValue::ExternalLinkage, nullptr,
-                                             "mimic_dynamic_shared", nullptr, GlobalValue::NotThreadLocal, kLdsSpace);
+    gpu_dynamic_shared_ =
+        new GlobalVariable(*module_, type, false, GlobalValue::ExternalLinkage, nullptr,
+                           "mimic_dynamic_shared", nullptr, GlobalValue::NotThreadLocal, kLdsSpace);
     gpu_dynamic_shared_->setAlignment(Align(16));
   }
   return gpu_dynamic_shared_;
@@ -67,8 +71,8 @@ GlobalVariable* ModuleLowering::gpu_reserved_shared() {
   if (!gpu_reserved_shared_) {
     auto* type = ArrayType::get(Type::getInt8Ty(*context_), kReservedSharedBytes);
     gpu_reserved_shared_ = new GlobalVariable(*module_, type, false, GlobalValue::InternalLinkage,
-                                              PoisonValue::get(type), "mimic_reserved_shared", nullptr,
-                                              GlobalValue::NotThreadLocal, kLdsSpace);
+                                              PoisonValue::get(type), "mimic_reserved_shared",
+                                              nullptr, GlobalValue::NotThreadLocal, kLdsSpace);
     gpu_reserved_shared_->setAlignment(Align(16));
   }
   return gpu_reserved_shared_;
@@ -77,11 +81,10 @@ GlobalVariable* ModuleLowering::gpu_reserved_shared() {
 // The grid's workspace, where cooperative groups' grid.sync counts arrivals: device memory
 // the runtime binds (backends/amdgpu/code_object.h, kGridWorkspaceSymbol) and zeroes.
 GlobalVariable* ModuleLowering::gpu_grid_workspace() {
-  if (GlobalVariable* g = module_->getNamedGlobal("mimic_grid_workspace"))
-    return g;
+  if (GlobalVariable* g = module_->getNamedGlobal("mimic_grid_workspace")) return g;
   auto* g = new GlobalVariable(*module_, ArrayType::get(Type::getInt8Ty(*context_), 0), false,
-                               GlobalValue::ExternalLinkage, nullptr, "mimic_grid_workspace", nullptr,
-                               GlobalValue::NotThreadLocal, kGlobalSpace);
+                               GlobalValue::ExternalLinkage, nullptr, "mimic_grid_workspace",
+                               nullptr, GlobalValue::NotThreadLocal, kGlobalSpace);
   g->setAlignment(Align(16));
   return g;
 }
@@ -90,11 +93,11 @@ GlobalVariable* ModuleLowering::gpu_grid_workspace() {
 // not have: a word per barrier id in LDS, the generation in its high half and the threads
 // arrived in its low half, zeroed at the start of kernels that use them.
 GlobalVariable* ModuleLowering::gpu_named_barriers() {
-  if (GlobalVariable* g = module_->getNamedGlobal("mimic_named_barriers"))
-    return g;
+  if (GlobalVariable* g = module_->getNamedGlobal("mimic_named_barriers")) return g;
   auto* type = ArrayType::get(Type::getInt32Ty(*context_), 16);
-  auto* g = new GlobalVariable(*module_, type, false, GlobalValue::InternalLinkage, PoisonValue::get(type),
-                               "mimic_named_barriers", nullptr, GlobalValue::NotThreadLocal, kLdsSpace);
+  auto* g = new GlobalVariable(*module_, type, false, GlobalValue::InternalLinkage,
+                               PoisonValue::get(type), "mimic_named_barriers", nullptr,
+                               GlobalValue::NotThreadLocal, kLdsSpace);
   g->setAlignment(Align(16));
   return g;
 }
@@ -102,16 +105,17 @@ GlobalVariable* ModuleLowering::gpu_named_barriers() {
 GlobalVariable* ModuleLowering::gpu_reduction_word() {
   if (!gpu_reduction_word_) {
     Type* i32 = Type::getInt32Ty(*context_);
-    gpu_reduction_word_ = new GlobalVariable(*module_, i32, false, GlobalValue::InternalLinkage, PoisonValue::get(i32),
-                                             "mimic_barrier_reduction", nullptr, GlobalValue::NotThreadLocal, kLdsSpace);
+    gpu_reduction_word_ = new GlobalVariable(*module_, i32, false, GlobalValue::InternalLinkage,
+                                             PoisonValue::get(i32), "mimic_barrier_reduction",
+                                             nullptr, GlobalValue::NotThreadLocal, kLdsSpace);
     gpu_reduction_word_->setAlignment(Align(4));
   }
   return gpu_reduction_word_;
 }
 
-Function* ModuleLowering::gpu_log_function(const char* name, Type* result, std::initializer_list<Type*> params) {
-  if (Function* f = module_->getFunction(name))
-    return f;
+Function* ModuleLowering::gpu_log_function(const char* name, Type* result,
+                                           std::initializer_list<Type*> params) {
+  if (Function* f = module_->getFunction(name)) return f;
   Function* f = Function::Create(FunctionType::get(result, std::vector<Type*>(params), false),
                                  GlobalValue::ExternalLinkage, name, module_.get());
   f->setDoesNotThrow();
@@ -129,14 +133,18 @@ struct MbarrierWord {
 
 MbarrierWord unpack(IRBuilder<>& b, Value* w) {
   Type* i32 = b.getInt32Ty();
-  auto field = [&](unsigned shift, uint64_t mask) { return b.CreateTrunc(b.CreateAnd(b.CreateLShr(w, shift), mask), i32); };
+  auto field = [&](unsigned shift, uint64_t mask) {
+    return b.CreateTrunc(b.CreateAnd(b.CreateLShr(w, shift), mask), i32);
+  };
   Value* tx = b.CreateAShr(b.CreateShl(field(40, 0x7fffff), 9), 9);
   return {field(0, 0xfffff), field(20, 0xfffff), tx, field(63, 1)};
 }
 
 Value* pack(IRBuilder<>& b, const MbarrierWord& m) {
   Type* i64 = b.getInt64Ty();
-  auto field = [&](Value* v, uint64_t mask, unsigned shift) { return b.CreateShl(b.CreateAnd(b.CreateZExt(v, i64), mask), shift); };
+  auto field = [&](Value* v, uint64_t mask, unsigned shift) {
+    return b.CreateShl(b.CreateAnd(b.CreateZExt(v, i64), mask), shift);
+  };
   return b.CreateOr(b.CreateOr(field(m.pending, 0xfffff, 0), field(m.expected, 0xfffff, 20)),
                     b.CreateOr(field(m.tx, 0x7fffff, 40), field(m.phase, 1, 63)));
 }
@@ -144,13 +152,16 @@ Value* pack(IRBuilder<>& b, const MbarrierWord& m) {
 // The phase completes when every arrival and every transaction byte came: it flips, and
 // the next phase expects the arrivals again.
 MbarrierWord complete_if_done(IRBuilder<>& b, MbarrierWord m) {
-  Value* done = b.CreateAnd(b.CreateICmpEQ(m.pending, b.getInt32(0)), b.CreateICmpSLE(m.tx, b.getInt32(0)));
-  return {b.CreateSelect(done, m.expected, m.pending), m.expected, b.CreateSelect(done, b.getInt32(0), m.tx),
+  Value* done =
+      b.CreateAnd(b.CreateICmpEQ(m.pending, b.getInt32(0)), b.CreateICmpSLE(m.tx, b.getInt32(0)));
+  return {b.CreateSelect(done, m.expected, m.pending), m.expected,
+          b.CreateSelect(done, b.getInt32(0), m.tx),
           b.CreateSelect(done, b.CreateXor(m.phase, 1), m.phase)};
 }
 
 // fn(ptr word, args...): a compare-and-swap loop applying `change`; returns the old word.
-Value* update_word(IRBuilder<>& b, Function* fn, Value* word, const std::function<MbarrierWord(MbarrierWord)>& change) {
+Value* update_word(IRBuilder<>& b, Function* fn, Value* word,
+                   const std::function<MbarrierWord(MbarrierWord)>& change) {
   LLVMContext& c = b.getContext();
   SyncScope::ID agent = c.getOrInsertSyncScopeID("agent");
   LoadInst* first = b.CreateAlignedLoad(b.getInt64Ty(), word, Align(8));
@@ -175,22 +186,20 @@ Value* update_word(IRBuilder<>& b, Function* fn, Value* word, const std::functio
 } // namespace
 
 Function* ModuleLowering::gpu_helper(std::string_view name) {
-  if (!name.starts_with("mimic_mbarrier_"))
-    return nullptr;
-  if (Function* f = module_->getFunction(name))
-    return f;
+  if (!name.starts_with("mimic_mbarrier_")) return nullptr;
+  if (Function* f = module_->getFunction(name)) return f;
   LLVMContext& c = *context_;
   Type* i32 = Type::getInt32Ty(c);
   Type* i64 = Type::getInt64Ty(c);
   Type* ptr = PointerType::get(c, 0);
   Type* void_ty = Type::getVoidTy(c);
-  FunctionType* type = name == "mimic_mbarrier_init"     ? FunctionType::get(void_ty, {ptr, i32}, false)
-                       : name == "mimic_mbarrier_arrive" ? FunctionType::get(i64, {ptr, i32, i32}, false)
-                       : name == "mimic_mbarrier_tx"     ? FunctionType::get(void_ty, {ptr, i32}, false)
-                       : name == "mimic_mbarrier_phase"  ? FunctionType::get(i32, {ptr}, false)
-                                                         : nullptr;
-  if (!type)
-    return nullptr;
+  FunctionType* type = name == "mimic_mbarrier_init" ? FunctionType::get(void_ty, {ptr, i32}, false)
+                       : name == "mimic_mbarrier_arrive"
+                           ? FunctionType::get(i64, {ptr, i32, i32}, false)
+                       : name == "mimic_mbarrier_tx" ? FunctionType::get(void_ty, {ptr, i32}, false)
+                       : name == "mimic_mbarrier_phase" ? FunctionType::get(i32, {ptr}, false)
+                                                        : nullptr;
+  if (!type) return nullptr;
   Function* f = Function::Create(type, GlobalValue::InternalLinkage, name, module_.get());
   f->addFnAttr(Attribute::AlwaysInline);
   IRBuilder<> b(BasicBlock::Create(c, "entry", f));
@@ -204,7 +213,9 @@ Function* ModuleLowering::gpu_helper(std::string_view name) {
   } else if (name == "mimic_mbarrier_arrive") {
     Value* count = f->getArg(1);
     Value* drop = b.CreateICmpNE(f->getArg(2), b.getInt32(0));
-    auto less = [&](Value* v) { return b.CreateSelect(b.CreateICmpUGT(v, count), b.CreateSub(v, count), b.getInt32(0)); };
+    auto less = [&](Value* v) {
+      return b.CreateSelect(b.CreateICmpUGT(v, count), b.CreateSub(v, count), b.getInt32(0));
+    };
     Value* old = update_word(b, f, word, [&](MbarrierWord m) {
       m.pending = less(m.pending);
       m.expected = b.CreateSelect(drop, less(m.expected), m.expected);
@@ -218,7 +229,8 @@ Function* ModuleLowering::gpu_helper(std::string_view name) {
       MbarrierWord done = complete_if_done(b, m);
       Value* completes = b.CreateICmpSLT(delta, b.getInt32(0)); // only completing bytes end a phase
       return MbarrierWord{b.CreateSelect(completes, done.pending, m.pending), m.expected,
-                          b.CreateSelect(completes, done.tx, m.tx), b.CreateSelect(completes, done.phase, m.phase)};
+                          b.CreateSelect(completes, done.tx, m.tx),
+                          b.CreateSelect(completes, done.phase, m.phase)};
     });
     b.CreateRetVoid();
   } else {
@@ -230,13 +242,14 @@ Function* ModuleLowering::gpu_helper(std::string_view name) {
 }
 
 void ModuleLowering::throw_missing_gpu_helper(std::string_view name) const {
-  std::string feature = name.starts_with("mimic_tex") || name.starts_with("mimic_surface") ? "textures and surfaces"
-                        : name.starts_with("mimic_wmma")                                   ? "wmma"
-                        : name.starts_with("mimic_mbarrier")                               ? "mbarrier objects"
-                        : name == "mimic_vprintf"                                          ? "printf"
-                        : name == "mimic_assert_fail"                                      ? "assert"
-                        : name.starts_with("mimic_device_")                                ? "the device heap"
-                                                                                           : std::string(name);
+  std::string feature = name.starts_with("mimic_tex") || name.starts_with("mimic_surface")
+                            ? "textures and surfaces"
+                        : name.starts_with("mimic_wmma")     ? "wmma"
+                        : name.starts_with("mimic_mbarrier") ? "mbarrier objects"
+                        : name == "mimic_vprintf"            ? "printf"
+                        : name == "mimic_assert_fail"        ? "assert"
+                        : name.starts_with("mimic_device_")  ? "the device heap"
+                                                             : std::string(name);
   std::string where, text;
   if (current) {
     ptx::print_instruction(text, *current);
@@ -269,13 +282,16 @@ Function* FunctionLowering::run_gpu() {
     const runtime::ParamSlot& slot = info_.params[i];
     unsigned n = unsigned(i);
     kernel_param_index_[f_.params[i].name] = i;
-    fn_->addParamAttr(n, Attribute::getWithByRefType(ctx(), ArrayType::get(i8, std::max<size_t>(slot.size, 1))));
-    fn_->addParamAttr(n, Attribute::getWithAlignment(ctx(), Align(std::max<size_t>(slot.align, 1))));
+    fn_->addParamAttr(
+        n, Attribute::getWithByRefType(ctx(), ArrayType::get(i8, std::max<size_t>(slot.size, 1))));
+    fn_->addParamAttr(n,
+                      Attribute::getWithAlignment(ctx(), Align(std::max<size_t>(slot.align, 1))));
     fn_->addParamAttr(n, Attribute::NoAlias);
     fn_->addParamAttr(n, Attribute::ReadOnly);
     fn_->getArg(n)->setName(std::string(f_.params[i].name));
   }
-  unsigned max_threads = info_.max_threads_per_block > 0 ? unsigned(info_.max_threads_per_block) : 1024;
+  unsigned max_threads =
+      info_.max_threads_per_block > 0 ? unsigned(info_.max_threads_per_block) : 1024;
   fn_->addFnAttr("amdgpu-flat-work-group-size", "1," + std::to_string(max_threads));
   // CUDA grids are whole blocks.
   fn_->addFnAttr("uniform-work-group-size", "true");
@@ -283,8 +299,7 @@ Function* FunctionLowering::run_gpu() {
   BasicBlock* entry = BasicBlock::Create(ctx(), "entry", fn_);
   body_ = BasicBlock::Create(ctx(), "body", fn_);
   b_.SetInsertPoint(entry);
-  if (local_bytes_)
-    gpu_frame();
+  if (local_bytes_) gpu_frame();
   b_.CreateBr(body_);
   b_.SetInsertPoint(body_);
   collect_labels(*f_.body);
@@ -323,7 +338,9 @@ void FunctionLowering::gpu_stop(uint32_t code) {
 }
 
 // A thread waiting for others (an mbarrier phase, nanosleep) sleeps a little and looks again.
-void FunctionLowering::gpu_yield() { intrinsic(b_, Intrinsic::amdgcn_s_sleep, {b_.getInt32(1)}); }
+void FunctionLowering::gpu_yield() {
+  intrinsic(b_, Intrinsic::amdgcn_s_sleep, {b_.getInt32(1)});
+}
 
 // ---------------------------------------------------------------- special registers
 
@@ -360,7 +377,8 @@ Value* FunctionLowering::gpu_sreg(SpecialRegister r) {
   };
   // The block's reserved shared memory (block_state.h): an LDS variable of its own.
   auto reserved = [&](uint64_t offset) {
-    Value* p = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), lowering_.gpu_reserved_shared(), offset);
+    Value* p =
+        b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), lowering_.gpu_reserved_shared(), offset);
     return b_.CreatePtrToInt(p, i32);
   };
   switch (r) {
@@ -379,7 +397,8 @@ Value* FunctionLowering::gpu_sreg(SpecialRegister r) {
   case R::NtidX:
   case R::NtidY:
   case R::NtidZ:
-    return b_.CreateZExt(gpu_implicit_arg(kImplicitGroupSizeX + 2 * (int(r) - int(R::NtidX)), b_.getInt16Ty()), i32);
+    return b_.CreateZExt(
+        gpu_implicit_arg(kImplicitGroupSizeX + 2 * (int(r) - int(R::NtidX)), b_.getInt16Ty()), i32);
   case R::NctaidX:
   case R::NctaidY:
   case R::NctaidZ:
@@ -389,7 +408,8 @@ Value* FunctionLowering::gpu_sreg(SpecialRegister r) {
   case R::WarpId:
     return b_.CreateLShr(gpu_linear_thread(), 5);
   case R::NWarpId: {
-    Value* n = b_.CreateMul(gpu_sreg(R::NtidX), b_.CreateMul(gpu_sreg(R::NtidY), gpu_sreg(R::NtidZ)));
+    Value* n =
+        b_.CreateMul(gpu_sreg(R::NtidX), b_.CreateMul(gpu_sreg(R::NtidY), gpu_sreg(R::NtidZ)));
     return b_.CreateLShr(b_.CreateAdd(n, b_.getInt32(31)), 5);
   }
   case R::SmId: // which compute unit is not exposed the same way on every RDNA generation
@@ -409,7 +429,8 @@ Value* FunctionLowering::gpu_sreg(SpecialRegister r) {
   case R::DynamicSmemSize:
     return gpu_implicit_arg(kImplicitDynamicLds, i32);
   case R::TotalSmemSize:
-    return b_.CreateAdd(b_.getInt32(uint32_t(info_.dynamic_shared_offset)), gpu_implicit_arg(kImplicitDynamicLds, i32));
+    return b_.CreateAdd(b_.getInt32(uint32_t(info_.dynamic_shared_offset)),
+                        gpu_implicit_arg(kImplicitDynamicLds, i32));
   case R::ReservedSmemBegin:
   case R::ReservedSmem0:
     return reserved(0);
@@ -434,8 +455,7 @@ Value* FunctionLowering::gpu_sreg(SpecialRegister r) {
 // %clock64: the shader cycle counter; %globaltimer: the constant 100 MHz real-time counter
 // in nanoseconds.
 Value* FunctionLowering::gpu_clock(bool wall_clock) {
-  if (!wall_clock)
-    return intrinsic(b_, Intrinsic::readcyclecounter);
+  if (!wall_clock) return intrinsic(b_, Intrinsic::readcyclecounter);
   return b_.CreateMul(intrinsic(b_, Intrinsic::readsteadycounter), b_.getInt64(10));
 }
 
@@ -444,13 +464,15 @@ Value* FunctionLowering::gpu_clock(bool wall_clock) {
 Value* FunctionLowering::gpu_shared_pointer(const runtime::KernelInfo::SharedVar& v) {
   if (v.offset == info_.dynamic_shared_offset && v.offset >= info_.static_shared_bytes)
     return lowering_.gpu_dynamic_shared();
-  return b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), lowering_.gpu_shared_window(info_), v.offset);
+  return b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), lowering_.gpu_shared_window(info_),
+                                       v.offset);
 }
 
 // The pointer a state space's address (a register's value, or a constant) stands for.
 Value* FunctionLowering::gpu_address(Modifier space, Value* address64) {
   if (is_shared_space(space))
-    return b_.CreateIntToPtr(b_.CreateTrunc(address64, b_.getInt32Ty()), PointerType::get(ctx(), kLdsSpace));
+    return b_.CreateIntToPtr(b_.CreateTrunc(address64, b_.getInt32Ty()),
+                             PointerType::get(ctx(), kLdsSpace));
   if (space == Modifier::Global)
     return b_.CreateIntToPtr(address64, PointerType::get(ctx(), kGlobalSpace));
   return b_.CreateIntToPtr(address64, b_.getPtrTy()); // generic, .local, .const, .param
@@ -458,12 +480,11 @@ Value* FunctionLowering::gpu_address(Modifier space, Value* address64) {
 
 void FunctionLowering::gpu_cvta(const ptx::Instruction& ins) {
   Type* ty = type_of(instruction_type(ins));
-  if (!ty || ins.num_operands != 2)
-    unsupported(ins, "malformed cvta");
+  if (!ty || ins.num_operands != 2) unsupported(ins, "malformed cvta");
   Value* v = value(ins, ins.operands[1], b_.getInt64Ty(), false);
-  bool shared = ins.has(Modifier::Shared) || ins.has(Modifier::SharedCta) || ins.has(Modifier::SharedCluster);
-  if (ins.has(Modifier::SharedCluster))
-    lowering_.facts[fn_].cluster = true;
+  bool shared =
+      ins.has(Modifier::Shared) || ins.has(Modifier::SharedCta) || ins.has(Modifier::SharedCluster);
+  if (ins.has(Modifier::SharedCluster)) lowering_.facts[fn_].cluster = true;
   if (shared) {
     Type* lds = PointerType::get(ctx(), kLdsSpace);
     if (ins.has(Modifier::To)) {
@@ -484,8 +505,7 @@ SyncScope::ID FunctionLowering::gpu_scope(const ptx::Instruction& ins) {
   // A cluster is one block on this backend too (LoweredKernel::cluster).
   if (ins.has(Modifier::Cta) || ins.has(Modifier::Cluster))
     return ctx().getOrInsertSyncScopeID("workgroup");
-  if (ins.has(Modifier::Sys))
-    return SyncScope::System;
+  if (ins.has(Modifier::Sys)) return SyncScope::System;
   return ctx().getOrInsertSyncScopeID("agent"); // .gpu, .gl, and PTX's default
 }
 
@@ -495,7 +515,8 @@ void FunctionLowering::gpu_fence(const ptx::Instruction& ins) {
     b_.CreateFence(AtomicOrdering::AcquireRelease, ctx().getOrInsertSyncScopeID("workgroup"));
     return;
   }
-  AtomicOrdering order = ins.has(Modifier::AcqRel) ? AtomicOrdering::AcquireRelease : AtomicOrdering::SequentiallyConsistent;
+  AtomicOrdering order = ins.has(Modifier::AcqRel) ? AtomicOrdering::AcquireRelease
+                                                   : AtomicOrdering::SequentiallyConsistent;
   b_.CreateFence(order, gpu_scope(ins));
 }
 
@@ -510,8 +531,7 @@ void FunctionLowering::gpu_block_barrier() {
 void FunctionLowering::gpu_barrier(const ptx::Instruction& ins) {
   if (ins.has(Modifier::Cluster)) { // a cluster of one block: its barrier is the block's
     lowering_.facts[fn_].cluster = true;
-    if (!ins.has(Modifier::Arrive))
-      gpu_block_barrier();
+    if (!ins.has(Modifier::Arrive)) gpu_block_barrier();
     return;
   }
   if (ins.has(Modifier::Warp)) { // bar.warp.sync: the lanes of a wave run together already
@@ -524,8 +544,7 @@ void FunctionLowering::gpu_barrier(const ptx::Instruction& ins) {
     // adds its vote to one LDS word between barriers.
     if (ins.num_operands < 3)
       unsupported(ins, "bar.red needs a destination, a barrier and a predicate");
-    if (ins.num_operands == 4)
-      gpu_unsupported("bar.red with a thread count");
+    if (ins.num_operands == 4) gpu_unsupported("bar.red with a thread count");
     Value* p = value(ins, ins.operands[ins.num_operands - 1], b_.getInt1Ty(), false);
     bool popc = ins.has(Modifier::Popc), all = ins.has(Modifier::And);
     Value* word = lowering_.gpu_reduction_word();
@@ -543,16 +562,16 @@ void FunctionLowering::gpu_barrier(const ptx::Instruction& ins) {
                        ctx().getOrInsertSyncScopeID("workgroup"));
     gpu_block_barrier();
     Value* total = b_.CreateLoad(b_.getInt32Ty(), word);
-    Value* result = popc ? total : all ? b_.CreateICmpEQ(total, b_.getInt32(0)) : b_.CreateICmpNE(total, b_.getInt32(0));
+    Value* result = popc  ? total
+                    : all ? b_.CreateICmpEQ(total, b_.getInt32(0))
+                          : b_.CreateICmpNE(total, b_.getInt32(0));
     store(ins, ins.operands[0], result, false);
     return;
   }
-  if (ins.num_operands == 0)
-    unsupported(ins, "a barrier needs a barrier number");
+  if (ins.num_operands == 0) unsupported(ins, "a barrier needs a barrier number");
   // Any barrier number without a thread count waits for the whole block: s_barrier does,
   // as long as the block's threads meet the same barriers in the same order.
-  if (ins.has(Modifier::Arrive) || ins.num_operands >= 2)
-    return gpu_named_barrier(ins);
+  if (ins.has(Modifier::Arrive) || ins.num_operands >= 2) return gpu_named_barrier(ins);
   gpu_block_barrier();
 }
 
@@ -561,8 +580,7 @@ void FunctionLowering::gpu_barrier(const ptx::Instruction& ins) {
 // phase (generation + 1, b threads fewer, in one atomic add), and bar.sync waits until the
 // generation it arrived in is over.
 void FunctionLowering::gpu_named_barrier(const ptx::Instruction& ins) {
-  if (ins.num_operands < 2)
-    unsupported(ins, "bar.arrive needs a barrier and a thread count");
+  if (ins.num_operands < 2) unsupported(ins, "bar.arrive needs a barrier and a thread count");
   lowering_.facts[fn_].named_barriers = true;
   Type* i32 = b_.getInt32Ty();
   SyncScope::ID workgroup = ctx().getOrInsertSyncScopeID("workgroup");
@@ -572,15 +590,16 @@ void FunctionLowering::gpu_named_barrier(const ptx::Instruction& ins) {
   bool wait = !ins.has(Modifier::Arrive);
   b_.CreateFence(AtomicOrdering::Release, workgroup);
   Value* here = intrinsic(b_, Intrinsic::amdgcn_ballot, {b_.getTrue()}, {i32});
-  Value* leader = b_.CreateICmpEQ(gpu_lane(), b_.CreateBinaryIntrinsic(Intrinsic::cttz, here, b_.getTrue()));
+  Value* leader =
+      b_.CreateICmpEQ(gpu_lane(), b_.CreateBinaryIntrinsic(Intrinsic::cttz, here, b_.getTrue()));
   BasicBlock* lead = BasicBlock::Create(ctx(), "named_barrier_arrive", fn_);
   BasicBlock* complete = BasicBlock::Create(ctx(), "named_barrier_complete", fn_);
   BasicBlock* spin = wait ? BasicBlock::Create(ctx(), "named_barrier_wait", fn_) : nullptr;
   BasicBlock* join = BasicBlock::Create(ctx(), "named_barrier_done", fn_);
   b_.CreateCondBr(leader, lead, join);
   b_.SetInsertPoint(lead);
-  Value* old = b_.CreateAtomicRMW(AtomicRMWInst::Add, word, b_.getInt32(32), Align(4), AtomicOrdering::AcquireRelease,
-                                  workgroup);
+  Value* old = b_.CreateAtomicRMW(AtomicRMWInst::Add, word, b_.getInt32(32), Align(4),
+                                  AtomicOrdering::AcquireRelease, workgroup);
   Value* before = b_.CreateAnd(old, 0xffff);
   Value* after = b_.CreateAdd(before, b_.getInt32(32));
   Value* completes = b_.CreateAnd(b_.CreateICmpULT(before, count), b_.CreateICmpUGE(after, count));
@@ -598,8 +617,7 @@ void FunctionLowering::gpu_named_barrier(const ptx::Instruction& ins) {
     b_.CreateCondBr(same, spin, join);
   }
   b_.SetInsertPoint(join);
-  if (wait)
-    b_.CreateFence(AtomicOrdering::Acquire, workgroup);
+  if (wait) b_.CreateFence(AtomicOrdering::Acquire, workgroup);
 }
 
 // At the start of a kernel that uses named barriers: thread 0 zeroes their words, and the
@@ -633,16 +651,18 @@ void FunctionLowering::gpu_warp(const ptx::Instruction& ins) {
     dst_pred = &dst.elems[1];
   }
   auto ballot = [&](Value* p) { return intrinsic(b_, Intrinsic::amdgcn_ballot, {p}, {i32}); };
-  auto readlane = [&](Value* v, Value* lane) { return intrinsic(b_, Intrinsic::amdgcn_readlane, {v, lane}, {i32}); };
+  auto readlane = [&](Value* v, Value* lane) {
+    return intrinsic(b_, Intrinsic::amdgcn_readlane, {v, lane}, {i32});
+  };
   // The lanes of membermask operand `i` that are here (the legacy forms: those here).
   auto members = [&](size_t i) -> Value* {
     Value* here = ballot(b_.getTrue());
-    if (ins.num_operands <= i)
-      return here;
+    if (ins.num_operands <= i) return here;
     return b_.CreateAnd(here, value(ins, ins.operands[i], i32, false));
   };
   // A loop over the lanes of `lanes` (uniform), lowest first: body(lane, state) -> state.
-  auto for_each_lane = [&](Value* lanes, Value* initial, const std::function<Value*(Value*, Value*)>& body) {
+  auto for_each_lane = [&](Value* lanes, Value* initial,
+                           const std::function<Value*(Value*, Value*)>& body) {
     BasicBlock* before = b_.GetInsertBlock();
     BasicBlock* head = BasicBlock::Create(ctx(), "lanes", fn_);
     BasicBlock* step = BasicBlock::Create(ctx(), "lane", fn_);
@@ -672,15 +692,16 @@ void FunctionLowering::gpu_warp(const ptx::Instruction& ins) {
   case Opcode::Elect: {
     Value* leader = b_.CreateBinaryIntrinsic(Intrinsic::cttz, members(1), b_.getTrue());
     store(ins, *dst_value, leader, false);
-    if (dst_pred)
-      store(ins, *dst_pred, b_.CreateICmpEQ(gpu_lane(), leader), false);
+    if (dst_pred) store(ins, *dst_pred, b_.CreateICmpEQ(gpu_lane(), leader), false);
     return;
   }
   case Opcode::Shfl: {
     // shfl{.sync}.mode.b32 d{|p}, a, b, c{, membermask}: ds_bpermute reads lane j's a.
-    if (ins.num_operands < 4)
-      unsupported(ins, "shfl needs d, a, b and c");
-    uint32_t mode = ins.has(Modifier::Up) ? 0 : ins.has(Modifier::Down) ? 1 : ins.has(Modifier::Bfly) ? 2 : 3;
+    if (ins.num_operands < 4) unsupported(ins, "shfl needs d, a, b and c");
+    uint32_t mode = ins.has(Modifier::Up)     ? 0
+                    : ins.has(Modifier::Down) ? 1
+                    : ins.has(Modifier::Bfly) ? 2
+                                              : 3;
     Value* a = value(ins, ins.operands[1], i32, false);
     Value* bv = b_.CreateAnd(value(ins, ins.operands[2], i32, false), 31);
     Value* cv = value(ins, ins.operands[3], i32, false);
@@ -689,14 +710,13 @@ void FunctionLowering::gpu_warp(const ptx::Instruction& ins) {
     Value* source = b_.CreateSelect(in_range, j, lane);
     Value* r = intrinsic(b_, Intrinsic::amdgcn_ds_bpermute, {b_.CreateShl(source, 2), a});
     store(ins, *dst_value, r, false);
-    if (dst_pred)
-      store(ins, *dst_pred, in_range, false);
+    if (dst_pred) store(ins, *dst_pred, in_range, false);
     return;
   }
   case Opcode::Vote: {
-    // vote{.sync}.all|any|uni.pred d, {!}a{, membermask}; vote{.sync}.ballot.b32 d, {!}a{, membermask}
-    if (ins.num_operands < 2)
-      unsupported(ins, "vote needs d and a");
+    // vote{.sync}.all|any|uni.pred d, {!}a{, membermask}; vote{.sync}.ballot.b32 d, {!}a{,
+    // membermask}
+    if (ins.num_operands < 2) unsupported(ins, "vote needs d and a");
     Value* lanes = members(2);
     Value* yes = b_.CreateAnd(ballot(value(ins, ins.operands[1], b_.getInt1Ty(), false)), lanes);
     Value* r;
@@ -714,13 +734,11 @@ void FunctionLowering::gpu_warp(const ptx::Instruction& ins) {
   case Opcode::Match: {
     // match.any.sync.b32|b64 d, a, membermask: the lanes whose a equals this lane's;
     // match.all.sync d{|p}, a, membermask: membermask if they all are equal, else 0.
-    if (ins.num_operands < 3)
-      unsupported(ins, "match needs d, a and membermask");
+    if (ins.num_operands < 3) unsupported(ins, "match needs d, a and membermask");
     bool wide = ins.has(Modifier::B64);
     Value* a = value(ins, ins.operands[1], wide ? i64 : i32, false);
     auto lane_value = [&](Value* lane) -> Value* {
-      if (!wide)
-        return readlane(a, lane);
+      if (!wide) return readlane(a, lane);
       Value* lo = readlane(b_.CreateTrunc(a, i32), lane);
       Value* hi = readlane(b_.CreateTrunc(b_.CreateLShr(a, 32), i32), lane);
       return b_.CreateOr(b_.CreateZExt(lo, i64), b_.CreateShl(b_.CreateZExt(hi, i64), 32));
@@ -731,8 +749,7 @@ void FunctionLowering::gpu_warp(const ptx::Instruction& ins) {
       Value* same = b_.CreateAnd(ballot(b_.CreateICmpEQ(a, lane_value(first))), lanes);
       Value* all = b_.CreateICmpEQ(same, lanes);
       store(ins, *dst_value, b_.CreateSelect(all, lanes, b_.getInt32(0)), false);
-      if (dst_pred)
-        store(ins, *dst_pred, all, false);
+      if (dst_pred) store(ins, *dst_pred, all, false);
       return;
     }
     // One round per distinct value: the lowest lane left names it, its lanes leave.
@@ -764,8 +781,7 @@ void FunctionLowering::gpu_warp(const ptx::Instruction& ins) {
   case Opcode::Redux: {
     // redux.sync.op.type d, a, membermask; redux.sync.min|max{.abs}{.NaN}.f32 d, a, membermask:
     // the member lanes' values folded in lane order (a uniform loop of readlanes).
-    if (ins.num_operands < 3)
-      unsupported(ins, "redux needs d, a and membermask");
+    if (ins.num_operands < 3) unsupported(ins, "redux needs d, a and membermask");
     bool f32 = ins.has(Modifier::F32);
     if (f32 && !ins.has(Modifier::Min) && !ins.has(Modifier::Max))
       unsupported(ins, "redux.sync on .f32 is .min or .max");
@@ -773,7 +789,8 @@ void FunctionLowering::gpu_warp(const ptx::Instruction& ins) {
     Value* lanes = members(2);
     Value* r;
     if (f32) {
-      bool is_min = ins.has(Modifier::Min), nan = ins.has(Modifier::NaN), abs = ins.has(Modifier::Abs);
+      bool is_min = ins.has(Modifier::Min), nan = ins.has(Modifier::NaN),
+           abs = ins.has(Modifier::Abs);
       Type* f = b_.getFloatTy();
       Intrinsic::ID id = nan ? (is_min ? Intrinsic::minimum : Intrinsic::maximum)
                              : (is_min ? Intrinsic::minimumnum : Intrinsic::maximumnum);
@@ -781,8 +798,7 @@ void FunctionLowering::gpu_warp(const ptx::Instruction& ins) {
       Value* identity = nan ? ConstantFP::getInfinity(f, !is_min) : ConstantFP::getNaN(f);
       r = for_each_lane(lanes, identity, [&](Value* lane, Value* acc) {
         Value* x = b_.CreateBitCast(readlane(a, lane), f);
-        if (abs)
-          x = b_.CreateUnaryIntrinsic(Intrinsic::fabs, x);
+        if (abs) x = b_.CreateUnaryIntrinsic(Intrinsic::fabs, x);
         return b_.CreateBinaryIntrinsic(id, acc, x);
       });
       r = b_.CreateBitCast(r, i32);
@@ -807,7 +823,8 @@ void FunctionLowering::gpu_warp(const ptx::Instruction& ins) {
       }
       r = for_each_lane(lanes, b_.getInt32(identity), [&](Value* lane, Value* acc) -> Value* {
         Value* x = readlane(a, lane);
-        return id != Intrinsic::not_intrinsic ? b_.CreateBinaryIntrinsic(id, acc, x) : b_.CreateBinOp(op, acc, x);
+        return id != Intrinsic::not_intrinsic ? b_.CreateBinaryIntrinsic(id, acc, x)
+                                              : b_.CreateBinOp(op, acc, x);
       });
     }
     store(ins, dst, r, false);
@@ -839,9 +856,9 @@ bool FunctionLowering::lower_gpu_instruction(const ptx::Instruction& ins) {
     gpu_fence(ins);
     return true;
   case Opcode::Isspacep: {
-    if (ins.num_operands != 2)
-      unsupported(ins, "isspacep needs p and a");
-    Value* p = b_.CreateIntToPtr(value(ins, ins.operands[1], b_.getInt64Ty(), false), b_.getPtrTy());
+    if (ins.num_operands != 2) unsupported(ins, "isspacep needs p and a");
+    Value* p =
+        b_.CreateIntToPtr(value(ins, ins.operands[1], b_.getInt64Ty(), false), b_.getPtrTy());
     auto in_shared = [&] { return intrinsic(b_, Intrinsic::amdgcn_is_shared, {p}); };
     auto in_private = [&] { return intrinsic(b_, Intrinsic::amdgcn_is_private, {p}); };
     Value* r = nullptr;

@@ -54,12 +54,10 @@ const char* kCounter = R"(
 bool has_dynamic_relocations(const std::vector<uint8_t>& elf) {
   llvm::StringRef bytes(reinterpret_cast<const char*>(elf.data()), elf.size());
   auto file = llvm::object::ELF64LEObjectFile::create(llvm::MemoryBufferRef(bytes, "co"));
-  if (!file)
-    return llvm::consumeError(file.takeError()), true;
+  if (!file) return llvm::consumeError(file.takeError()), true;
   for (const auto& section : file->sections()) {
     auto name = section.getName();
-    if (name && *name == ".rela.dyn" && section.getSize() > 0)
-      return true;
+    if (name && *name == ".rela.dyn" && section.getSize() > 0) return true;
   }
   return false;
 }
@@ -68,8 +66,7 @@ bool has_dynamic_relocations(const std::vector<uint8_t>& elf) {
 int64_t symbol_value(const std::vector<uint8_t>& elf, const std::string& name) {
   llvm::StringRef bytes(reinterpret_cast<const char*>(elf.data()), elf.size());
   auto file = llvm::object::ELF64LEObjectFile::create(llvm::MemoryBufferRef(bytes, "co"));
-  if (!file)
-    return llvm::consumeError(file.takeError()), -1;
+  if (!file) return llvm::consumeError(file.takeError()), -1;
   for (const auto& s : file->getDynamicSymbolIterators()) {
     auto n = s.getName();
     if (n && *n == name) {
@@ -83,8 +80,9 @@ int64_t symbol_value(const std::vector<uint8_t>& elf, const std::string& name) {
 TEST(AmdgpuCompile, RuntimeGlobalsAreBoundAtLink) {
   auto p = program(kCounter);
   ASSERT_TRUE(p);
-  std::map<std::string, void*, std::less<>> globals{{"counter", reinterpret_cast<void*>(0x7f0000001000)},
-                                                    {"table", reinterpret_cast<void*>(0x7f0000002000)}};
+  std::map<std::string, void*, std::less<>> globals{
+      {"counter", reinterpret_cast<void*>(0x7f0000001000)},
+      {"table", reinterpret_cast<void*>(0x7f0000002000)}};
   auto co = amdgpu::compile_code_object(*p, "gfx1100", &globals);
   ASSERT_TRUE(co) << co.error().message();
   EXPECT_EQ(co->target, "gfx1100");
@@ -145,7 +143,8 @@ TEST(AmdgpuCompile, PrintfWritesToTheDeviceLogTheRuntimeGives) {
 }
 )");
   ASSERT_TRUE(p);
-  std::map<std::string, void*, std::less<>> globals{{"hello", reinterpret_cast<void*>(0x7f0000003000)}};
+  std::map<std::string, void*, std::less<>> globals{
+      {"hello", reinterpret_cast<void*>(0x7f0000003000)}};
   auto without_log = amdgpu::compile_code_object(*p, "gfx1100", &globals);
   ASSERT_FALSE(without_log);
   EXPECT_NE(without_log.error().message().find(amdgpu::kDeviceLogSymbol), std::string::npos);
@@ -220,8 +219,9 @@ TEST(AmdgpuCompile, TheRelocatableObjectIsCachedAndLinkedPerLoad) {
   unsetenv("MIMIC_CACHE");
   auto p = program(kCounter);
   ASSERT_TRUE(p);
-  std::map<std::string, void*, std::less<>> globals{{"counter", reinterpret_cast<void*>(0x7f0000001000)},
-                                                    {"table", reinterpret_cast<void*>(0x7f0000002000)}};
+  std::map<std::string, void*, std::less<>> globals{
+      {"counter", reinterpret_cast<void*>(0x7f0000001000)},
+      {"table", reinterpret_cast<void*>(0x7f0000002000)}};
   auto first = amdgpu::compile_code_object(*p, "gfx1100", &globals);
   ASSERT_TRUE(first) << first.error().message();
   std::filesystem::path entries = std::filesystem::path(folder) / "amdgpu";
@@ -259,7 +259,9 @@ TEST(AmdgpuCompile, UntranslatableKernelIsNamedWithItsLine) {
   ASSERT_TRUE(p);
   auto co = amdgpu::compile_code_object(*p, "gfx1100", nullptr);
   ASSERT_FALSE(co);
-  EXPECT_NE(co.error().message().find("kernel 'warps': line 9: not supported on amdgpu yet: matrix operations"), std::string::npos)
+  EXPECT_NE(co.error().message().find(
+                "kernel 'warps': line 9: not supported on amdgpu yet: matrix operations"),
+            std::string::npos)
       << co.error().message();
   EXPECT_EQ(co.error().message().find("'fine'"), std::string::npos) << co.error().message();
 }

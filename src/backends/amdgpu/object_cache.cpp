@@ -35,8 +35,7 @@ struct Reader {
   const char* end;
   bool ok = true;
   uint64_t u64() {
-    if (end - p < 8)
-      return ok = false, 0;
+    if (end - p < 8) return ok = false, 0;
     uint64_t v;
     std::memcpy(&v, p, 8);
     p += 8;
@@ -44,8 +43,7 @@ struct Reader {
   }
   std::string str() {
     uint64_t n = u64();
-    if (!ok || uint64_t(end - p) < n)
-      return ok = false, std::string();
+    if (!ok || uint64_t(end - p) < n) return ok = false, std::string();
     std::string s(p, n);
     p += n;
     return s;
@@ -68,14 +66,15 @@ std::array<uint8_t, kDigest> digest(const char* data, size_t size) {
   return h.final();
 }
 
-std::filesystem::path entry_path(const std::string& key) { return object_cache_directory() / (key + ".mco"); }
+std::filesystem::path entry_path(const std::string& key) {
+  return object_cache_directory() / (key + ".mco");
+}
 
 } // namespace
 
 std::filesystem::path object_cache_directory() {
   const char* off = std::getenv("MIMIC_CACHE");
-  if (off && (std::strcmp(off, "0") == 0 || std::strcmp(off, "off") == 0))
-    return {};
+  if (off && (std::strcmp(off, "0") == 0 || std::strcmp(off, "off") == 0)) return {};
   std::filesystem::path base;
   if (const char* d = std::getenv("MIMIC_CACHE_DIR"); d && *d)
     base = d;
@@ -107,29 +106,27 @@ std::string object_cache_key(const runtime::Program& program, std::string_view g
 }
 
 std::optional<CachedObject> object_cache_load(const std::string& key) {
-  if (object_cache_directory().empty())
-    return std::nullopt;
+  if (object_cache_directory().empty()) return std::nullopt;
   std::filesystem::path path = entry_path(key);
   std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return std::nullopt;
+  if (!in) return std::nullopt;
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   auto reject = [&](const char* why) -> std::optional<CachedObject> {
-    warn_once("amdgpu-cache-bad:" + path.string(), "AMDGPU code cache entry " + path.string() + " is " + why +
-                                                       "; compiling it again");
+    warn_once("amdgpu-cache-bad:" + path.string(),
+              "AMDGPU code cache entry " + path.string() + " is " + why + "; compiling it again");
     std::error_code ec;
     std::filesystem::remove(path, ec);
     return std::nullopt;
   };
-  if (bytes.size() < sizeof kMagic + 8 + kDigest || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
+  if (bytes.size() < sizeof kMagic + 8 + kDigest ||
+      std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
     return reject("not a Mimic cache entry");
   size_t body = bytes.size() - kDigest;
   auto check = digest(bytes.data(), body);
   if (std::memcmp(check.data(), bytes.data() + body, kDigest) != 0)
     return reject("damaged (its checksum does not match)");
   Reader r{bytes.data() + sizeof kMagic, bytes.data() + body};
-  if (r.u64() != kFormat || r.str() != key)
-    return reject("for another format or key");
+  if (r.u64() != kFormat || r.str() != key) return reject("for another format or key");
   CachedObject e;
   uint64_t flags = r.u64();
   e.device_log = flags & 1;
@@ -140,15 +137,13 @@ std::optional<CachedObject> object_cache_load(const std::string& key) {
   for (char c : r.str())
     e.grid_sync.push_back(c != 0);
   e.object = r.str();
-  if (!r.ok || r.p != r.end)
-    return reject("truncated");
+  if (!r.ok || r.p != r.end) return reject("truncated");
   return e;
 }
 
 void object_cache_store(const std::string& key, const CachedObject& e) {
   std::filesystem::path dir = object_cache_directory();
-  if (dir.empty())
-    return;
+  if (dir.empty()) return;
   Writer w;
   w.out.append(kMagic, sizeof kMagic);
   w.u64(kFormat);
@@ -165,19 +160,18 @@ void object_cache_store(const std::string& key, const CachedObject& e) {
   auto sum = digest(w.out.data(), w.out.size());
   w.out.append(reinterpret_cast<const char*>(sum.data()), sum.size());
   auto fail = [&](const std::string& what) {
-    warn_once("amdgpu-cache-store", "cannot write the AMDGPU code cache in " + dir.string() + " (" + what +
-                                        "); kernels will be compiled again next time (set MIMIC_CACHE_DIR to a "
-                                        "writable folder, or MIMIC_CACHE=0 to turn the cache off)");
+    warn_once("amdgpu-cache-store",
+              "cannot write the AMDGPU code cache in " + dir.string() + " (" + what +
+                  "); kernels will be compiled again next time (set MIMIC_CACHE_DIR to a "
+                  "writable folder, or MIMIC_CACHE=0 to turn the cache off)");
   };
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec)
-    return fail(ec.message());
+  if (ec) return fail(ec.message());
   // Written whole under a temporary name, then renamed: readers never see a partial entry.
   std::string temp = (dir / (key + ".tmp.XXXXXX")).string();
   int fd = mkstemp(temp.data());
-  if (fd < 0)
-    return fail(std::strerror(errno));
+  if (fd < 0) return fail(std::strerror(errno));
   size_t done = 0;
   while (done < w.out.size()) {
     ssize_t n = write(fd, w.out.data() + done, w.out.size() - done);
