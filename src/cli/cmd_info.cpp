@@ -105,12 +105,16 @@ std::string flags_text(uint64_t flags) {
   return s;
 }
 
+// --compile: translate for the CPU backend, or (--target amdgpu) in the AMD GPU form.
+bool compile_for_amdgpu = false;
+
 void compile_kernels(EntryReport& r, const std::string& text, const std::string& origin) {
 #ifdef MIMIC_HAVE_CODEGEN
   auto program = runtime::load_program_from_ptx(text, origin);
   if (!program)
     return; // the parse/verify failure is reported by the check itself
-  for (const auto& v : codegen::check_kernels(*program.value()))
+  for (const auto& v : codegen::check_kernels(*program.value(), compile_for_amdgpu ? codegen::Target::Amdgpu
+                                                                                  : codegen::Target::Cpu))
     r.compiled.push_back({v.name, v.translates, v.error});
 #else
   (void)r;
@@ -299,13 +303,14 @@ void write_json(JsonWriter& j, const FileReport& f) {
 }
 
 int usage(FILE* out) {
-  fprintf(out, "usage: mimic info [--check] [--roundtrip] [--json] [-j N] FILE...\n"
+  fprintf(out, "usage: mimic info [--check] [--roundtrip] [--compile [--target cpu|amdgpu]] [--json] [-j N] FILE...\n"
                "  Lists the device code in executables, shared libraries, fatbins, cubins and PTX files.\n"
                "  --check      parse every PTX entry; report only failures and end with\n"
                "               'ptx: N entries, P parsed, F failed' (exit status 1 when F > 0)\n"
                "  --roundtrip  also print each module and check that it parses back to the same tree\n"
                "  --compile    translate every kernel for the CPU backend; report failures by kernel and\n"
                "               end with 'compile: N kernels, T translate, F fail' (exit status 1 when F > 0)\n"
+               "  --target     with --compile: cpu (default), or amdgpu for the AMD GPU lowering\n"
                "  --json       machine-readable output\n"
                "  -j N         parse with N threads (default: all cores)\n");
   return out == stdout ? 0 : 2;
@@ -325,6 +330,14 @@ int cmd_info(const Args& args) {
       o.json = true;
     else if (a == "--compile")
       o.compile = true;
+    else if (a == "--target" && i + 1 < args.size()) {
+      std::string t = args[++i];
+      if (t != "cpu" && t != "amdgpu") {
+        fprintf(stderr, "mimic info: --target is cpu or amdgpu, not '%s'\n", t.c_str());
+        return 2;
+      }
+      compile_for_amdgpu = t == "amdgpu";
+    }
     else if (a == "-j" && i + 1 < args.size())
       o.jobs = unsigned(std::stoul(args[++i]));
     else if (a == "--help" || a == "-h")

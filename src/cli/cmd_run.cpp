@@ -1,9 +1,11 @@
-// mimic run [--backend cpu|amdgpu] [--trace[=FILE]] -- PROGRAM [ARGS...]
+// mimic run [--backend auto|cpu|amdgpu] [--trace[=FILE]] -- PROGRAM [ARGS...]
 //
 // Runs an unmodified CUDA program with Mimic's libraries in place of NVIDIA's. The
 // driver is preloaded, so programs whose RPATH names NVIDIA's copies still get Mimic's:
 // the dynamic loader returns an already-loaded library for a dlopen of its soname.
-// The program replaces this process, so its exit status is the command's.
+// The program replaces this process, so its exit status is the command's. With the AMD GPU
+// backend asked for (--backend amdgpu or MIMIC_BACKEND=amdgpu) and no usable AMD GPU, the
+// program does not start: the command says why and fails.
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -14,15 +16,19 @@
 #include <unistd.h>
 #include <vector>
 
+#include "backends/amdgpu/probe.h"
 #include "cli/commands.h"
+#include "support/config.h"
 
 namespace mimic::cli {
 
 namespace {
 
 int usage(FILE* out) {
-  fprintf(out, "usage: mimic run [--backend cpu|amdgpu] [--trace[=FILE]] -- PROGRAM [ARGS...]\n"
-               "  Runs a CUDA program on Mimic. --trace logs every driver call (to stderr or FILE).\n");
+  fprintf(out, "usage: mimic run [--backend auto|cpu|amdgpu] [--trace[=FILE]] -- PROGRAM [ARGS...]\n"
+               "  Runs a CUDA program on Mimic. --backend picks the devices (default auto: AMD GPUs\n"
+               "  when there are and Mimic was built to generate code for them, then the CPU; also\n"
+               "  MIMIC_BACKEND). --trace logs every driver call (to stderr or FILE).\n");
   return out == stdout ? 0 : 2;
 }
 
@@ -77,9 +83,17 @@ int cmd_run(const Args& args) {
   }
   if (i >= args.size())
     return usage(stderr);
-  if (!backend.empty() && backend != "cpu" && backend != "amdgpu") {
-    fprintf(stderr, "mimic run: unknown backend '%s' (cpu or amdgpu)\n", backend.c_str());
+  if (!backend.empty() && !config::parse_backend_choice(backend)) {
+    fprintf(stderr, "mimic run: unknown backend '%s' (auto, cpu or amdgpu)\n", backend.c_str());
     return 2;
+  }
+  const char* env_backend = std::getenv("MIMIC_BACKEND");
+  if ((backend.empty() ? std::string(env_backend ? env_backend : "") : backend) == "amdgpu") {
+    amdgpu::ProbeReport report = amdgpu::probe();
+    if (!report.usable()) {
+      fprintf(stderr, "mimic run: no AMD GPU available: %s\n", report.reason.c_str());
+      return 1;
+    }
   }
   std::string dir = library_dir();
   std::string driver = dir + "/libcuda.so.1";

@@ -16,6 +16,7 @@ int cmd_run(const Args& args);
 int cmd_bench(const Args& args);
 int cmd_doctor(const Args& args);
 int cmd_cache(const Args& args); // only with the code generator (MIMIC_HAVE_CODEGEN)
+int cmd_compile(const Args& args); // only with the code generator (MIMIC_HAVE_CODEGEN)
 
 std::optional<std::string> ptx_roundtrip(const std::string& text, const std::string& origin);
 

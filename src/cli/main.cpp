@@ -21,6 +21,7 @@ const Command kCommands[] = {
     {"bench", mimic::cli::cmd_bench, "benchmarks: CUDA kernels on Mimic against OpenMP and PoCL"},
 #ifdef MIMIC_HAVE_CODEGEN
     {"cache", mimic::cli::cmd_cache, "the JIT cache: show, clear, warm (compile a program's kernels ahead)"},
+    {"compile", mimic::cli::cmd_compile, "compile a PTX file for the CPU or an AMD GPU (a code object)"},
 #endif
 };
 

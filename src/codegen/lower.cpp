@@ -127,13 +127,13 @@ Value* FunctionLowering::special_register(const ptx::Operand& op) {
   std::string_view n = op.name_view();
   // Clocks: the host's time-stamp counter and wall clock (nanoseconds).
   if (n == "%clock" || n == "%clock64" || n == "%clock_hi") {
-    Value* c = b_.CreateCall(lowering_.helper("mimic_clock64", b_.getInt64Ty(), {}), {});
+    Value* c = gpu() ? gpu_clock(false) : b_.CreateCall(lowering_.helper("mimic_clock64", b_.getInt64Ty(), {}), {});
     return n == "%clock_hi" ? b_.CreateTrunc(b_.CreateLShr(c, 32), b_.getInt32Ty())
            : n == "%clock"  ? b_.CreateTrunc(c, b_.getInt32Ty())
                             : c;
   }
   if (n == "%globaltimer" || n == "%globaltimer_lo" || n == "%globaltimer_hi") {
-    Value* g = b_.CreateCall(lowering_.helper("mimic_globaltimer", b_.getInt64Ty(), {}), {});
+    Value* g = gpu() ? gpu_clock(true) : b_.CreateCall(lowering_.helper("mimic_globaltimer", b_.getInt64Ty(), {}), {});
     return n == "%globaltimer_hi" ? b_.CreateTrunc(b_.CreateLShr(g, 32), b_.getInt32Ty())
            : n == "%globaltimer_lo" ? b_.CreateTrunc(g, b_.getInt32Ty())
                                     : g;
@@ -153,9 +153,7 @@ Value* FunctionLowering::special_register(const ptx::Operand& op) {
     if (n == "%is_explicit_cluster")
       return b_.getFalse();
     if (n == "%clusterid" || n == "%nclusterid")
-      return b_.CreateCall(lowering_.sreg_fn(),
-                           {block_, thread_index(),
-                            b_.getInt32(uint32_t(xyz(n == "%clusterid" ? SpecialRegister::CtaidX : SpecialRegister::NctaidX)))});
+      return sreg(xyz(n == "%clusterid" ? SpecialRegister::CtaidX : SpecialRegister::NctaidX));
     return nullptr;
   }
   // In a kernel, %tid comes from the row the thread loop is in (emit_row_setup).
@@ -215,16 +213,36 @@ Value* FunctionLowering::special_register(const ptx::Operand& op) {
   }
   if (which < 0)
     return nullptr;
+  return sreg(which);
+}
+
+Value* FunctionLowering::sreg(int which) {
+  if (gpu())
+    return gpu_sreg(SpecialRegister(which));
   return b_.CreateCall(lowering_.sreg_fn(), {block_, thread_index(), b_.getInt32(uint32_t(which))});
 }
 
 // ---------------------------------------------------------------- the thread loop
 
-Value* FunctionLowering::thread_index() { return b_.CreateLoad(b_.getInt32Ty(), thread_, "t"); }
+// A pointer as the helpers of block_state.h take it: on a GPU, generic (state-space
+// pointers are cast); on the CPU every pointer is.
+Value* FunctionLowering::generic(Value* p) {
+  if (p->getType()->getPointerAddressSpace() == 0)
+    return p;
+  return b_.CreateAddrSpaceCast(p, b_.getPtrTy());
+}
+
+Value* FunctionLowering::thread_index() {
+  if (gpu())
+    return gpu_linear_thread();
+  return b_.CreateLoad(b_.getInt32Ty(), thread_, "t");
+}
 
 // BlockState's fields (not what its arrays hold) do not change while a kernel runs: the
 // loads are marked invariant so that LLVM hoists them out of the thread loop.
 Value* FunctionLowering::block_field(size_t offset, Type* type) {
+  if (gpu())
+    gpu_unsupported("this instruction needs the CPU executor's block state");
   LoadInst* v = b_.CreateLoad(type, b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), block_, offset));
   v->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(ctx(), {}));
   return v;
@@ -233,6 +251,8 @@ Value* FunctionLowering::block_field(size_t offset, Type* type) {
 Value* FunctionLowering::shared_base() { return block_field(offsetof(BlockState, shared), b_.getPtrTy()); }
 
 Value* FunctionLowering::local_base() {
+  if (gpu())
+    return gpu_frame();
   Value* frames = block_field(offsetof(BlockState, local), b_.getPtrTy());
   Value* stride = block_field(offsetof(BlockState, local_stride), b_.getInt64Ty());
   Value* offset = b_.CreateMul(b_.CreateZExt(thread_index(), b_.getInt64Ty()), stride);
@@ -243,6 +263,10 @@ Value* FunctionLowering::local_base() {
 
 // The current thread stops: `code` goes to next[t] and the loop moves to the next thread.
 void FunctionLowering::stop_thread(uint32_t code) {
+  if (gpu()) {
+    gpu_stop(code);
+    return;
+  }
   Value* next = block_field(offsetof(BlockState, next), b_.getPtrTy());
   StoreInst* marker = b_.CreateStore(b_.getInt32(code), b_.CreateGEP(b_.getInt32Ty(), next, thread_index()));
   if (!is_kernel_) { // exit or trap in a called function: the callers see next[t] and stop too
@@ -256,6 +280,12 @@ void FunctionLowering::stop_thread(uint32_t code) {
 
 // A split point: the thread stops here; the code that follows is where it resumes.
 unsigned FunctionLowering::split(SplitKind kind) {
+  if (gpu()) { // no thread loop: a thread that waits for others only lets them run a while
+    if (kind != SplitKind::Yield)
+      gpu_unsupported("this wait for other threads");
+    gpu_yield();
+    return 0;
+  }
   if (!is_kernel_)
     throw LoweringError{"barriers and warp operations inside a function that is not inlined (.func '" +
                         std::string(f_.name) + "') are not supported yet"};
@@ -416,6 +446,14 @@ void FunctionLowering::layout_locals(const ptx::Block& block) {
 }
 
 Value* FunctionLowering::symbol_address(std::string_view name) {
+  if (gpu()) {
+    if (auto it = kernel_param_index_.find(name); it != kernel_param_index_.end())
+      return fn_->getArg(unsigned(it->second));
+    if (const auto* v = info_.shared_var(name))
+      return gpu_shared_pointer(*v);
+    if (GlobalVariable* g = lowering_.global(name))
+      return ConstantExpr::getAddrSpaceCast(g, b_.getPtrTy());
+  }
   if (auto it = kernel_params_.find(name); it != kernel_params_.end())
     return b_.CreateGEP(b_.getInt8Ty(), params_, b_.getInt64(it->second));
   if (Value* p = param_storage(name))
@@ -455,6 +493,14 @@ Value* FunctionLowering::value(const ptx::Instruction& ins, const ptx::Operand& 
     if (op.name_view() == "WARP_SZ")
       return convert(b_.getInt32(32), want, false);
     // Shared and local variables name offsets in their windows (cvta makes them generic).
+    // On a GPU, shared addresses are LDS addresses and local ones generic addresses.
+    if (gpu())
+      if (info_.shared_var(op.name_view()) || locals_.count(op.name_view())) {
+        Value* p = symbol_address(op.name_view());
+        if (op.offset)
+          p = b_.CreateGEP(b_.getInt8Ty(), p, b_.getInt64(uint64_t(op.offset)));
+        return convert(b_.CreatePtrToInt(p, b_.getInt64Ty()), want, false);
+      }
     if (const auto* v = info_.shared_var(op.name_view()))
       return convert(b_.getInt64(v->offset + uint64_t(op.offset)), want, false);
     if (auto it = locals_.find(op.name_view()); it != locals_.end())
@@ -519,7 +565,9 @@ Value* FunctionLowering::address(const ptx::Instruction& ins, const ptx::Operand
       v = b_.CreateZExt(v, b_.getInt64Ty());
       if (space == ptx::Modifier::SharedCluster) // a cluster of one block: its own window
         lowering_.facts[fn_].cluster = true;
-      if (space == ptx::Modifier::Shared || space == ptx::Modifier::SharedCta || space == ptx::Modifier::SharedCluster)
+      if (gpu())
+        p = gpu_address(space, v);
+      else if (space == ptx::Modifier::Shared || space == ptx::Modifier::SharedCta || space == ptx::Modifier::SharedCluster)
         p = b_.CreateGEP(b_.getInt8Ty(), shared_base(), v);
       else if (space == ptx::Modifier::Local)
         p = b_.CreateGEP(b_.getInt8Ty(), local_base(), v);
@@ -531,7 +579,7 @@ Value* FunctionLowering::address(const ptx::Instruction& ins, const ptx::Operand
       unsupported(ins, "address '" + std::string(base.name_view()) + "' is not a register or symbol");
     }
   } else if (base.kind == ptx::OperandKind::Int) {
-    p = b_.CreateIntToPtr(b_.getInt64(base.u), b_.getPtrTy());
+    p = gpu() ? gpu_address(space, b_.getInt64(base.u)) : b_.CreateIntToPtr(b_.getInt64(base.u), b_.getPtrTy());
   } else {
     unsupported(ins, "this address form is not supported yet");
   }
@@ -582,6 +630,7 @@ void FunctionLowering::lower_block(const ptx::Block& block) {
     case ptx::StatementKind::Instruction: {
       start_block_if_terminated();
       const ptx::Instruction& ins = *s.instruction;
+      lowering_.current = &ins;
       if (!ins.guard.empty() && ins.opcode != ptx::Opcode::Bra) {
         Register* g = reg(ins.guard);
         if (!g || !g->type->isIntegerTy(1))
@@ -642,6 +691,8 @@ Function* FunctionLowering::run() {
   for (size_t i = 0; i < info_.params.size(); ++i)
     kernel_params_[f_.params[i].name] = info_.params[i].offset;
   layout_locals(*f_.body);
+  if (gpu())
+    return run_gpu();
   Type* i32 = Type::getInt32Ty(ctx());
   Type* ptr = PointerType::get(ctx(), 0);
   FunctionType* type = FunctionType::get(Type::getVoidTy(ctx()), {ptr, ptr, i32, i32, i32}, false);
@@ -858,11 +909,27 @@ void FunctionLowering::run_function() {
   argv_ = fn_->getArg(0);
   retv_ = fn_->getArg(1);
   block_ = fn_->getArg(2);
-  lowering_.facts[fn_].block = fn_->getArg(2);
-  local_sp_ = fn_->getArg(4);
+  lowering_.facts[fn_].block = gpu() ? nullptr : fn_->getArg(2);
+  local_sp_ = gpu() ? nullptr : fn_->getArg(4);
   BasicBlock* entry = BasicBlock::Create(ctx(), "entry", fn_);
   body_ = BasicBlock::Create(ctx(), "body", fn_);
   b_.SetInsertPoint(entry);
+  if (gpu()) { // the frame is the function's own (AMDGPU has a stack); no thread loop
+    gpu_frame();
+    b_.CreateBr(body_);
+    b_.SetInsertPoint(body_);
+    scopes_.emplace_back();
+    bind_parameters(f_);
+    collect_labels(*f_.body);
+    lower_block(*f_.body);
+    for (BasicBlock& bb : *fn_)
+      if (!bb.getTerminator()) {
+        b_.SetInsertPoint(&bb);
+        return_from_function();
+      }
+    scopes_.pop_back();
+    return;
+  }
   thread_ = b_.CreateAlloca(b_.getInt32Ty(), nullptr, "thread");
   b_.CreateStore(fn_->getArg(3), thread_);
   // A frame past the thread's stack is a stack overflow: the thread traps.
@@ -933,8 +1000,8 @@ void FunctionLowering::return_from_function() {
 
 // ---------------------------------------------------------------- module
 
-ModuleLowering::ModuleLowering(const runtime::Program& program)
-    : program_(program), context_(std::make_unique<LLVMContext>()),
+ModuleLowering::ModuleLowering(const runtime::Program& program, const LowerOptions& options)
+    : program_(program), target_(options.target), context_(std::make_unique<LLVMContext>()),
       module_(std::make_unique<Module>("mimic", *context_)) {
   for (const auto& m : program.modules)
     for (const ptx::TopLevel& item : m->items)
@@ -1109,6 +1176,11 @@ Function* ModuleLowering::sreg_fn() {
 }
 
 Function* ModuleLowering::helper(const char* name, Type* result, std::initializer_list<Type*> params) {
+  if (gpu()) {
+    if (Function* f = gpu_helper(name))
+      return f;
+    throw_missing_gpu_helper(name);
+  }
   auto& f = helpers_[name];
   if (!f) {
     f = Function::Create(FunctionType::get(result, std::vector<Type*>(params), false), GlobalValue::ExternalLinkage,
@@ -1123,8 +1195,9 @@ GlobalVariable* ModuleLowering::global(std::string_view name) {
     return it->second;
   if (!program_.global(name))
     return nullptr;
+  // On a GPU, in the global address space (1).
   auto* g = new GlobalVariable(*module_, Type::getInt8Ty(*context_), false, GlobalValue::ExternalLinkage, nullptr,
-                               "mimic_global." + std::string(name));
+                               global_symbol(name), nullptr, GlobalValue::NotThreadLocal, gpu() ? 1u : 0u);
   globals_[std::string(name)] = g;
   global_names_.push_back(std::string(name));
   return g;
@@ -1243,6 +1316,7 @@ Result<LoweredProgram> ModuleLowering::run() {
     try {
       FunctionLowering fl(*this, k, i);
       Function* fn = fl.run();
+      current = nullptr;
       size_t frame = (fl.local_bytes() + 15) / 16 * 16;
       out.kernels.push_back({fn->getName().str(), fl.splits, frame + call_stack_bytes(fn), fl.spill_slots,
                              reaches(fn, &FunctionFacts::grid_sync), reaches(fn, &FunctionFacts::cluster)});
@@ -1282,7 +1356,8 @@ Result<LoweredProgram> ModuleLowering::run() {
   }
   if (!failures.empty())
     return Error(program_.origin + ": the code generator cannot translate:" + failures, CUDA_ERROR_INVALID_PTX);
-  tag_executor_memory(*module_, facts);
+  if (!gpu())
+    tag_executor_memory(*module_, facts);
   std::string broken;
   raw_string_ostream os(broken);
   if (verifyModule(*module_, &os))
@@ -1315,16 +1390,22 @@ std::vector<KernelVerdict> ModuleLowering::check() {
   return out;
 }
 
-std::vector<KernelVerdict> check_kernels(const runtime::Program& program) {
-  ModuleLowering m(program);
+std::vector<KernelVerdict> check_kernels(const runtime::Program& program, Target target) {
+  ModuleLowering m(program, {target, false});
   return m.check();
 }
 
+std::string global_symbol(std::string_view name) { return "mimic_global." + std::string(name); }
+
 Result<LoweredProgram> lower(const runtime::Program& program, bool check_memory) {
+  return lower(program, LowerOptions{Target::Cpu, check_memory});
+}
+
+Result<LoweredProgram> lower(const runtime::Program& program, const LowerOptions& options) {
   // Programs of several modules (-rdc builds, cuLink images) are linked by name: a
   // function or variable declared .extern in one module is the one another defines.
-  ModuleLowering m(program);
-  m.check_memory = check_memory;
+  ModuleLowering m(program, options);
+  m.check_memory = options.check_memory && options.target == Target::Cpu;
   if (!m.ambiguous().empty())
     return Error(program.origin + ": several of its PTX modules define '" + m.ambiguous() +
                      "'; the code generator links modules by name and cannot tell them apart",

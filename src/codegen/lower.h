@@ -10,10 +10,21 @@
 //
 // What cannot be lowered fails the whole program, naming each kernel with the PTX line of
 // the first construct it could not translate.
+//
+// For a GPU (Target::Amdgpu) the same instruction lowering emits the plain SIMT form
+// instead (lower_gpu.cpp): one `amdgpu_kernel` function per kernel, named as in PTX, with
+// each PTX parameter an argument of its own (`ptr addrspace(4) byref([size x i8]) align A`,
+// so the kernel argument segment has the packed layout of runtime::KernelInfo::params),
+// special registers from work-item intrinsics and the implicit arguments (code object v5),
+// barriers and warp operations as AMDGPU intrinsics, shared memory as addrspace(3)
+// variables, module variables as addrspace(1) globals. Allocas stay in address space 0:
+// the backend moves them to its private address space once it sets the data layout.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <llvm/IR/LLVMContext.h>
@@ -25,8 +36,21 @@
 
 namespace mimic::codegen {
 
+// What the lowering produces code for.
+enum class Target : uint8_t {
+  Cpu,    // the resumable thread loop of block_state.h
+  Amdgpu, // one work-item per invocation, AMDGPU intrinsics (wave32)
+};
+
+struct LowerOptions {
+  Target target = Target::Cpu;
+  // `check_memory` (MIMIC_CHECK=memory, CPU only): every global, generic and shared access
+  // asks mimic_check_access first, and a bad one ends the thread (kThreadFaulted).
+  bool check_memory = false;
+};
+
 struct LoweredKernel {
-  std::string symbol;               // LLVM function name
+  std::string symbol;               // LLVM function name (Target::Amdgpu: the PTX name)
   std::vector<SplitKind> splits;    // kind of split point k at splits[k - 1]
   size_t local_bytes = 0;           // each thread's local frame
   unsigned spill_slots = 0;         // 8-byte slots per thread for registers live across splits
@@ -49,9 +73,23 @@ struct LoweredProgram {
 //   i32 @mimic.sreg(ptr %block, i32 %thread, i32 %which)   special registers, `which` from
 //   SpecialRegister; block-wide ones are BlockState::sreg[which].
 
+// Target::Amdgpu: the CUDA device runtime's printf, assert, malloc and free become calls to
+// these, which the backend lowers (backends/amdgpu: its device log and device heap):
+//   i32 @mimic.gpu.printf(ptr format, ptr args)              vprintf's arguments
+//   void @mimic.gpu.assert(ptr message, ptr file, i32 line, ptr function), then a trap
+//   ptr @mimic.gpu.malloc(i64 bytes), void @mimic.gpu.free(ptr)   the device heap
+inline constexpr const char* kGpuPrintf = "mimic.gpu.printf";
+inline constexpr const char* kGpuAssert = "mimic.gpu.assert";
+inline constexpr const char* kGpuMalloc = "mimic.gpu.malloc";
+inline constexpr const char* kGpuFree = "mimic.gpu.free";
+
 // `check_memory` (MIMIC_CHECK=memory): every global, generic and shared access asks
 // mimic_check_access first, and a bad one ends the thread (kThreadFaulted).
 Result<LoweredProgram> lower(const runtime::Program& program, bool check_memory = false);
+Result<LoweredProgram> lower(const runtime::Program& program, const LowerOptions& options);
+
+// The LLVM symbol of module-level variable `name` (an external global the backend binds).
+std::string global_symbol(std::string_view name);
 
 // Lowers each kernel on its own and says which translate (for `mimic info --compile`).
 struct KernelVerdict {
@@ -59,6 +97,6 @@ struct KernelVerdict {
   bool translates = false;
   std::string error;
 };
-std::vector<KernelVerdict> check_kernels(const runtime::Program& program);
+std::vector<KernelVerdict> check_kernels(const runtime::Program& program, Target target = Target::Cpu);
 
 } // namespace mimic::codegen

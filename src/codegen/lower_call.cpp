@@ -62,7 +62,8 @@ void FunctionLowering::lower_call(const ptx::Instruction& ins) {
                          "' is an external function that neither the program nor the CUDA device runtime "
                          "(printf, assert, malloc, free) defines");
   }
-  const bool in_place = decl && lowering_.has_split_points(*decl);
+  // (A GPU has no split points: functions that wait for other threads are called too.)
+  const bool in_place = !gpu() && decl && lowering_.has_split_points(*decl);
   if (in_place) {
     // lowered below, where the arguments are
   } else if (decl) {
@@ -118,6 +119,12 @@ void FunctionLowering::lower_call(const ptx::Instruction& ins) {
     sp = b_.CreateAdd(local_sp_, sp);
   Type* ptr = b_.getPtrTy();
   FunctionType* type = FunctionType::get(b_.getVoidTy(), {ptr, ptr, ptr, b_.getInt32Ty(), b_.getInt64Ty()}, false);
+  if (gpu()) { // no block state, thread loop or shared local window; a trap ends the wave
+    b_.CreateCall(type, callee, {argv, retv, ConstantPointerNull::get(b_.getPtrTy()), b_.getInt32(0), b_.getInt64(0)});
+    for (auto& [operand, tmp] : register_returns)
+      store(ins, *operand, b_.CreateLoad(tmp->getAllocatedType(), tmp), false);
+    return;
+  }
   b_.CreateCall(type, callee, {argv, retv, block_, thread_index(), sp});
   for (auto& [operand, tmp] : register_returns)
     store(ins, *operand, b_.CreateLoad(tmp->getAllocatedType(), tmp), false);
@@ -208,6 +215,28 @@ bool FunctionLowering::lower_builtin_call(const ptx::Instruction& ins, std::stri
       }
     store(ins, e, v, false);
   };
+  if (gpu() && name == "malloc") { // from the device heap (backends/amdgpu/code_object.h)
+    Function* f = lowering_.gpu_log_function(kGpuMalloc, ptr, {i64});
+    set_return(b_.CreatePtrToInt(b_.CreateCall(f, {arg(0, i64)}), i64));
+    return true;
+  }
+  if (gpu() && name == "free") {
+    Function* f = lowering_.gpu_log_function(kGpuFree, b_.getVoidTy(), {ptr});
+    b_.CreateCall(f, {as_pointer(arg(0, i64))});
+    return true;
+  }
+  if (gpu() && name == "vprintf") { // a record in the device log (backends/amdgpu/code_object.h)
+    Function* f = lowering_.gpu_log_function(kGpuPrintf, i32, {ptr, ptr});
+    set_return(b_.CreateCall(f, {as_pointer(arg(0, i64)), as_pointer(arg(1, i64))}));
+    return true;
+  }
+  if (gpu() && name == "__assertfail") { // a record in the device log, then the wave traps
+    Function* f = lowering_.gpu_log_function(kGpuAssert, b_.getVoidTy(), {ptr, ptr, i32, ptr});
+    b_.CreateCall(f, {as_pointer(arg(0, i64)), as_pointer(arg(1, i64)), arg(2, i32), as_pointer(arg(3, i64))});
+    stop_thread(kThreadAsserted);
+    start_block_if_terminated();
+    return true;
+  }
   if (name == "vprintf") {
     Function* f = lowering_.helper("mimic_vprintf", i32, {ptr, ptr});
     set_return(b_.CreateCall(f, {as_pointer(arg(0, i64)), as_pointer(arg(1, i64))}));

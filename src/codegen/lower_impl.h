@@ -26,11 +26,31 @@ struct LoweringError {
 
 class ModuleLowering {
 public:
-  explicit ModuleLowering(const runtime::Program& program);
+  explicit ModuleLowering(const runtime::Program& program, const LowerOptions& options = {});
   Result<LoweredProgram> run();
   std::vector<KernelVerdict> check();
 
   llvm::Module* module() { return module_.get(); }
+  Target target() const { return target_; }
+  bool gpu() const { return target_ != Target::Cpu; }
+  // The instruction being lowered, for errors raised outside FunctionLowering.
+  const ptx::Instruction* current = nullptr;
+  // Target::Amdgpu: a kernel's static shared memory (its window, addrspace(3)), the dynamic
+  // shared memory after it, and the word bar.red reduces in.
+  llvm::GlobalVariable* gpu_shared_window(const runtime::KernelInfo& kernel);
+  llvm::GlobalVariable* gpu_dynamic_shared();
+  llvm::GlobalVariable* gpu_reduction_word();
+  llvm::GlobalVariable* gpu_reserved_shared(); // %reserved_smem_offset_*: kReservedSharedBytes
+  llvm::GlobalVariable* gpu_grid_workspace();  // %envreg1:%envreg2 (grid.sync)
+  llvm::GlobalVariable* gpu_named_barriers();  // bar.arrive / counted bar.sync: a word per id
+  // Target::Amdgpu: printf and assert call these placeholders (kGpuPrintf, kGpuAssert in
+  // lower.h), which the backend replaces with writes to its device log.
+  llvm::Function* gpu_log_function(const char* name, llvm::Type* result, std::initializer_list<llvm::Type*> params);
+  // Target::Amdgpu: the GPU's own definition of a helper of block_state.h (mbarrier
+  // objects), or null when it has none.
+  llvm::Function* gpu_helper(std::string_view name);
+  // Target::Amdgpu: a host helper has no GPU counterpart (yet); names the feature and line.
+  [[noreturn]] void throw_missing_gpu_helper(std::string_view name) const;
   llvm::Function* sreg_fn();
   // A runtime helper of block_state.h (mimic_warp_*), declared on first use.
   llvm::Function* helper(const char* name, llvm::Type* result, std::initializer_list<llvm::Type*> params);
@@ -53,6 +73,7 @@ public:
     bool indirect = false;                 // calls through a pointer
     bool grid_sync = false;                // reads the grid workspace (%envreg)
     bool cluster = false;                  // uses the block's cluster (shared::cluster, mapa, ...)
+    bool named_barriers = false;           // GPU: bar.arrive, or a barrier with a thread count
     llvm::Argument* block = nullptr;       // its BlockState* argument
   };
   // Whether `f` or something it calls has the fact `which`.
@@ -66,6 +87,11 @@ public:
 
 private:
   const runtime::Program& program_;
+  Target target_ = Target::Cpu;
+  std::map<std::string, llvm::GlobalVariable*, std::less<>> gpu_windows_;
+  llvm::GlobalVariable* gpu_dynamic_shared_ = nullptr;
+  llvm::GlobalVariable* gpu_reduction_word_ = nullptr;
+  llvm::GlobalVariable* gpu_reserved_shared_ = nullptr;
   std::unique_ptr<llvm::LLVMContext> context_;
   std::unique_ptr<llvm::Module> module_;
   llvm::Function* sreg_ = nullptr;
@@ -82,6 +108,14 @@ private:
 };
 
 constexpr size_t kRecursionStack = 32 * 1024;
+
+// shfl's source lane (mode 0 up, 1 down, 2 bfly, 3 idx) and whether it is in range; the
+// CPU and the GPU lowering share it (lower_sync.cpp).
+struct ShuffleSource {
+  llvm::Value* lane;
+  llvm::Value* in_range;
+};
+ShuffleSource shuffle_source(llvm::IRBuilder<>& b, uint32_t mode, llvm::Value* lane, llvm::Value* bv, llvm::Value* cv);
 
 class FunctionLowering {
 public:
@@ -110,6 +144,7 @@ private:
   };
 
   llvm::LLVMContext& ctx() { return b_.getContext(); }
+  bool gpu() const { return lowering_.gpu(); }
   llvm::Type* type_of(ptx::Modifier t);
   static bool is_signed(ptx::Modifier t);
   static bool is_float(ptx::Modifier t);
@@ -119,6 +154,8 @@ private:
   Register* reg(std::string_view name);
   llvm::Value* convert(llvm::Value* v, llvm::Type* to, bool sign_extend);
   llvm::Value* special_register(const ptx::Operand& op);
+  llvm::Value* generic(llvm::Value* p);
+  llvm::Value* sreg(int which); // @mimic.sreg, or its GPU form
   // The resumable thread loop (block_state.h).
   llvm::Value* thread_index();
   llvm::Value* block_field(size_t offset, llvm::Type* type);
@@ -173,6 +210,34 @@ private:
   void lower_texture_query(const ptx::Instruction& ins);
   llvm::Value* texture_handle(const ptx::Instruction& ins, const ptx::Operand& op);
   void trap_unless_ok(llvm::Value* status);
+  // lower_gpu.cpp: the SIMT form for AMD GPUs (Target::Amdgpu)
+  llvm::Function* run_gpu();
+  // Instructions whose GPU lowering differs (barriers, warp operations, fences, address
+  // spaces); false: the shared lowering applies.
+  bool lower_gpu_instruction(const ptx::Instruction& ins);
+  [[noreturn]] void gpu_unsupported(const std::string& what);
+  llvm::Value* gpu_sreg(SpecialRegister r);
+  llvm::Value* gpu_clock(bool wall_clock);
+  llvm::Value* gpu_lane();
+  llvm::Value* gpu_linear_thread();
+  llvm::Value* gpu_implicit_arg(uint64_t offset, llvm::Type* type);
+  llvm::Value* gpu_shared_pointer(const runtime::KernelInfo::SharedVar& v); // addrspace(3)
+  llvm::Value* gpu_frame();                                                // the thread's .local frame
+  llvm::Value* gpu_address(ptx::Modifier space, llvm::Value* address64);   // a state space's pointer
+  void gpu_stop(uint32_t code);
+  void gpu_yield();
+  void gpu_block_barrier();
+  void gpu_named_barrier(const ptx::Instruction& ins);
+  void gpu_init_named_barriers();
+  void gpu_barrier(const ptx::Instruction& ins);
+  void gpu_warp(const ptx::Instruction& ins);
+  void gpu_fence(const ptx::Instruction& ins);
+  void gpu_cvta(const ptx::Instruction& ins);
+  llvm::SyncScope::ID gpu_scope(const ptx::Instruction& ins);
+  // Ordering and scope of atom/red (the CPU: sequentially consistent, system-wide).
+  std::pair<llvm::AtomicOrdering, llvm::SyncScope::ID> atomic_semantics(const ptx::Instruction& ins);
+  llvm::AllocaInst* frame_ = nullptr;
+  std::map<std::string_view, size_t> kernel_param_index_; // GPU: parameter -> kernel argument
   // lower_sync.cpp: barriers and warp operations
   void lower_barrier(const ptx::Instruction& ins);
   void lower_warp(const ptx::Instruction& ins);

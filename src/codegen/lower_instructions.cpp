@@ -26,6 +26,8 @@ ptx::Modifier FunctionLowering::instruction_type(const ptx::Instruction& ins, si
 }
 
 void FunctionLowering::lower_instruction(const ptx::Instruction& ins) {
+  if (gpu() && lower_gpu_instruction(ins))
+    return;
   switch (ins.opcode) {
   case Opcode::Mov: {
     Modifier t = instruction_type(ins);
@@ -231,7 +233,17 @@ void FunctionLowering::lower_memory(const ptx::Instruction& ins) {
   // release add a fence for the compiler's sake.
   bool ordered = has(ins, Modifier::Volatile) || has(ins, Modifier::Relaxed) || has(ins, Modifier::Acquire) ||
                  has(ins, Modifier::Release);
-  if (has(ins, Modifier::Release))
+  // A GPU orders them itself: single accesses are atomic with the instruction's ordering
+  // and scope (volatile ones stay volatile), vectors are fenced.
+  AtomicOrdering gpu_order = AtomicOrdering::NotAtomic;
+  SyncScope::ID gpu_scope_id = SyncScope::System;
+  if (gpu() && !has(ins, Modifier::Volatile) && ordered) {
+    auto [order, scope] = atomic_semantics(ins);
+    gpu_order = order;
+    gpu_scope_id = scope;
+    ordered = false;
+  }
+  if (has(ins, Modifier::Release) && gpu_order == AtomicOrdering::NotAtomic)
     b_.CreateFence(AtomicOrdering::Release);
   if (space == Modifier::Param && !info_.function)
     unsupported(ins, "ld.param outside a kernel");
@@ -269,19 +281,26 @@ void FunctionLowering::lower_memory(const ptx::Instruction& ins) {
       LoadInst* v = b_.CreateLoad(ty, base);
       v->setAlignment(Align(size));
       v->setVolatile(ordered);
-      mark(v);
-      if (has(ins, Modifier::Acquire))
+      if (gpu_order != AtomicOrdering::NotAtomic)
+        v->setAtomic(gpu_order == AtomicOrdering::Release ? AtomicOrdering::Monotonic : gpu_order, gpu_scope_id);
+      else
+        mark(v);
+      if (has(ins, Modifier::Acquire) && gpu_order == AtomicOrdering::NotAtomic)
         b_.CreateFence(AtomicOrdering::Acquire);
       store(ins, data, v, is_signed(t));
     } else {
       StoreInst* s = b_.CreateStore(value(ins, data, ty, is_signed(t)), base);
       s->setAlignment(Align(size));
       s->setVolatile(ordered);
+      if (gpu_order != AtomicOrdering::NotAtomic)
+        s->setAtomic(gpu_order == AtomicOrdering::Acquire ? AtomicOrdering::Monotonic : gpu_order, gpu_scope_id);
     }
     return;
   }
   if (data.kind != ptx::OperandKind::Vector || data.count != lanes)
     unsupported(ins, "a vector access needs a vector operand of as many elements");
+  if (gpu_order != AtomicOrdering::NotAtomic && has(ins, Modifier::Release))
+    b_.CreateFence(AtomicOrdering::Release, gpu_scope_id);
   for (unsigned i = 0; i < lanes; ++i) {
     const ptx::Operand& e = data.elems[i];
     if (load) {
@@ -294,6 +313,8 @@ void FunctionLowering::lower_memory(const ptx::Instruction& ins) {
       s->setAlignment(Align(i == 0 ? size * lanes : size));
     }
   }
+  if (gpu_order != AtomicOrdering::NotAtomic && has(ins, Modifier::Acquire))
+    b_.CreateFence(AtomicOrdering::Acquire, gpu_scope_id);
 }
 
 } // namespace mimic::codegen
@@ -338,7 +359,8 @@ void FunctionLowering::lower_atomic(const ptx::Instruction& ins) {
     if (op == AtomicRMWInst::BAD_BINOP)
       unsupported(ins, "this atomic operation on halves is not supported");
     Value* v = b_.CreateBitCast(value(ins, ins.operands[first + 1], ty, false), half_view);
-    Value* old = b_.CreateAtomicRMW(op, ptr, v, MaybeAlign(), AtomicOrdering::SequentiallyConsistent);
+    auto [order, scope] = atomic_semantics(ins);
+    Value* old = b_.CreateAtomicRMW(op, ptr, v, MaybeAlign(), order, scope);
     if (!red)
       store(ins, ins.operands[0], b_.CreateBitCast(old, ty), false);
     return;
@@ -348,13 +370,13 @@ void FunctionLowering::lower_atomic(const ptx::Instruction& ins) {
     check_access(ins, ptr, ty->getPrimitiveSizeInBits() / 8, true);
   bool fp = is_float(t), sgn = is_signed(t);
   Value* v = value(ins, ins.operands[first + 1], ty, sgn);
-  auto ordering = AtomicOrdering::SequentiallyConsistent;
+  auto [ordering, scope] = atomic_semantics(ins);
   Value* old = nullptr;
   if (has(ins, Modifier::Cas)) {
     Value* desired = value(ins, ins.operands[first + 2], ty, sgn);
     Type* it = IntegerType::get(ctx(), ty->getPrimitiveSizeInBits());
     auto* cx = b_.CreateAtomicCmpXchg(ptr, convert(v, it, false), convert(desired, it, false), MaybeAlign(),
-                                      ordering, ordering);
+                                      ordering, AtomicCmpXchgInst::getStrongestFailureOrdering(ordering), scope);
     old = convert(b_.CreateExtractValue(cx, 0), ty, false);
   } else {
     AtomicRMWInst::BinOp op;
@@ -384,7 +406,7 @@ void FunctionLowering::lower_atomic(const ptx::Instruction& ins) {
     Value* operand = v;
     if (op == AtomicRMWInst::Xchg && fp)
       operand = convert(v, IntegerType::get(ctx(), ty->getPrimitiveSizeInBits()), false);
-    old = b_.CreateAtomicRMW(op, ptr, operand, MaybeAlign(), ordering);
+    old = b_.CreateAtomicRMW(op, ptr, operand, MaybeAlign(), ordering, scope);
     if (old->getType() != ty)
       old = convert(old, ty, false);
   }
@@ -400,6 +422,8 @@ namespace mimic::codegen {
 // thread's frame; generic addresses are host pointers. Global, const and param addresses
 // are generic already.
 void FunctionLowering::lower_cvta(const ptx::Instruction& ins) {
+  if (gpu())
+    return gpu_cvta(ins);
   Type* ty = type_of(instruction_type(ins));
   if (!ty || ins.num_operands != 2)
     unsupported(ins, "malformed cvta");
@@ -422,6 +446,19 @@ void FunctionLowering::lower_cvta(const ptx::Instruction& ins) {
 
 namespace mimic::codegen {
 
+// The ordering and scope of atom/red. Blocks run on several host threads: on the CPU every
+// atomic is sequentially consistent, stronger than any PTX scope and ordering asks for.
+std::pair<AtomicOrdering, SyncScope::ID> FunctionLowering::atomic_semantics(const ptx::Instruction& ins) {
+  if (!gpu())
+    return {AtomicOrdering::SequentiallyConsistent, SyncScope::System};
+  // PTX: .relaxed unless said otherwise, .gpu scope unless said otherwise.
+  AtomicOrdering order = has(ins, Modifier::AcqRel)    ? AtomicOrdering::AcquireRelease
+                         : has(ins, Modifier::Acquire) ? AtomicOrdering::Acquire
+                         : has(ins, Modifier::Release) ? AtomicOrdering::Release
+                                                       : AtomicOrdering::Monotonic;
+  return {order, gpu_scope(ins)};
+}
+
 // cp.async (non-bulk): the copy happens at once, so commit_group, wait_group and wait_all
 // have nothing left to wait for. Bytes past src-size (or all of them when the ignore-src
 // predicate is true) are zero.
@@ -436,7 +473,7 @@ void FunctionLowering::lower_cp_async(const ptx::Instruction& ins) {
     // cancel; with it, the arrival counts.
     if (has(ins, Modifier::Noinc)) {
       Modifier space = has(ins, Modifier::Shared) || has(ins, Modifier::SharedCta) ? Modifier::Shared : Modifier::None;
-      Value* bar = address(ins, ins.operands[0], space);
+      Value* bar = generic(address(ins, ins.operands[0], space));
       Function* f = lowering_.helper("mimic_mbarrier_arrive", b_.getInt64Ty(), {b_.getPtrTy(), b_.getInt32Ty(), b_.getInt32Ty()});
       b_.CreateCall(f, {bar, b_.getInt32(1), b_.getInt32(0)});
     }
@@ -521,7 +558,7 @@ void FunctionLowering::lower_cp_async_bulk(const ptx::Instruction& ins) {
   }
   b_.CreateMemCpy(dst, MaybeAlign(16), src, MaybeAlign(16), b_.CreateZExt(size, b_.getInt64Ty()));
   if (mbarrier) {
-    Value* bar = address(ins, ins.operands[3], spaces[0] == Modifier::Global ? Modifier::Shared : shared_kind(spaces[0]));
+    Value* bar = generic(address(ins, ins.operands[3], spaces[0] == Modifier::Global ? Modifier::Shared : shared_kind(spaces[0])));
     Function* tx = lowering_.helper("mimic_mbarrier_tx", b_.getVoidTy(), {b_.getPtrTy(), b_.getInt32Ty()});
     b_.CreateCall(tx, {bar, b_.CreateNeg(size)});
   }

@@ -10,6 +10,36 @@ using namespace llvm;
 using ptx::Modifier;
 using ptx::Opcode;
 
+// shfl's source lane for `lane`: c packs the clamp value (bits 0-4) and the segment mask
+// (bits 8-12); `bv` is b & 31.
+ShuffleSource shuffle_source(IRBuilder<>& b, uint32_t mode, Value* lane, Value* bv, Value* cv) {
+  Value* clamp = b.CreateAnd(cv, 31);
+  Value* segmask = b.CreateAnd(b.CreateLShr(cv, 8), 31);
+  Value* min_lane = b.CreateAnd(lane, segmask);
+  Value* max_lane = b.CreateOr(min_lane, b.CreateAnd(clamp, b.CreateNot(segmask)));
+  Value* j;
+  Value* in_range;
+  switch (mode) {
+  case 0: // up
+    j = b.CreateSub(lane, bv);
+    in_range = b.CreateICmpSGE(j, max_lane);
+    break;
+  case 1: // down
+    j = b.CreateAdd(lane, bv);
+    in_range = b.CreateICmpSLE(j, max_lane);
+    break;
+  case 2: // bfly
+    j = b.CreateXor(lane, bv);
+    in_range = b.CreateICmpSLE(j, max_lane);
+    break;
+  default: // idx
+    j = b.CreateOr(min_lane, b.CreateAnd(bv, b.CreateNot(segmask)));
+    in_range = b.CreateICmpSLE(j, max_lane);
+    break;
+  }
+  return {j, in_range};
+}
+
 namespace {
 
 // Where a thread's own slot of a per-thread array of BlockState is.
@@ -130,38 +160,14 @@ void FunctionLowering::lower_warp(const ptx::Instruction& ins) {
     publish(value(ins, ins.operands[1], i32, false));
     stop(4);
     // The source lane, computed in line (no call, so a thread loop of shuffles can be
-    // vectorised): c packs the clamp value (bits 0-4) and the segment mask (bits 8-12).
-    // Out of range, or past the block (a partial last warp), a lane reads its own value; a
-    // lane that did not take part gives what it last published (undefined in PTX).
+    // vectorised). Out of range, or past the block (a partial last warp), a lane reads its
+    // own value; a lane that did not take part gives what it last published (undefined in PTX).
     Value* bv = b_.CreateAnd(value(ins, ins.operands[2], i32, false), 31);
     Value* cv = value(ins, ins.operands[3], i32, false);
-    Value* clamp = b_.CreateAnd(cv, 31);
-    Value* segmask = b_.CreateAnd(b_.CreateLShr(cv, 8), 31);
     Value* t = thread_index();
     Value* lane = b_.CreateAnd(t, 31);
     Value* base = b_.CreateAnd(t, ~31u);
-    Value* min_lane = b_.CreateAnd(lane, segmask);
-    Value* max_lane = b_.CreateOr(min_lane, b_.CreateAnd(clamp, b_.CreateNot(segmask)));
-    Value* j;
-    Value* in_range;
-    switch (mode) {
-    case 0: // up
-      j = b_.CreateSub(lane, bv);
-      in_range = b_.CreateICmpSGE(j, max_lane);
-      break;
-    case 1: // down
-      j = b_.CreateAdd(lane, bv);
-      in_range = b_.CreateICmpSLE(j, max_lane);
-      break;
-    case 2: // bfly
-      j = b_.CreateXor(lane, bv);
-      in_range = b_.CreateICmpSLE(j, max_lane);
-      break;
-    default: // idx
-      j = b_.CreateOr(min_lane, b_.CreateAnd(bv, b_.CreateNot(segmask)));
-      in_range = b_.CreateICmpSLE(j, max_lane);
-      break;
-    }
+    auto [j, in_range] = shuffle_source(b_, mode, lane, bv, cv);
     j = b_.CreateSelect(in_range, j, lane);
     Value* nthreads = block_field(offsetof(BlockState, nthreads), i32);
     j = b_.CreateSelect(b_.CreateICmpUGE(b_.CreateAdd(base, j), nthreads), lane, j);
@@ -240,7 +246,7 @@ void FunctionLowering::lower_mbarrier(const ptx::Instruction& ins) {
                                                                              : Modifier::None;
   auto operand_u32 = [&](size_t i) { return value(ins, ins.operands[i], i32, false); };
   if (ins.has(Modifier::Init)) {
-    Value* bar = address(ins, ins.operands[0], space);
+    Value* bar = generic(address(ins, ins.operands[0], space));
     b_.CreateCall(lowering_.helper("mimic_mbarrier_init", b_.getVoidTy(), {ptr, i32}), {bar, operand_u32(1)});
     return;
   }
@@ -253,14 +259,14 @@ void FunctionLowering::lower_mbarrier(const ptx::Instruction& ins) {
   Function* tx = lowering_.helper("mimic_mbarrier_tx", b_.getVoidTy(), {ptr, i32});
   if ((ins.has(Modifier::ExpectTx) || ins.has(Modifier::CompleteTx)) && !ins.has(Modifier::Arrive) &&
       !ins.has(Modifier::ArriveDrop)) {
-    Value* bar = address(ins, ins.operands[0], space);
+    Value* bar = generic(address(ins, ins.operands[0], space));
     Value* bytes = operand_u32(1);
     b_.CreateCall(tx, {bar, ins.has(Modifier::CompleteTx) ? b_.CreateNeg(bytes) : bytes});
     return;
   }
   if (ins.has(Modifier::Arrive) || ins.has(Modifier::ArriveDrop)) {
     // mbarrier.arrive{_drop}{.expect_tx}... state, [addr]{, count | txCount}
-    Value* bar = address(ins, ins.operands[1], space);
+    Value* bar = generic(address(ins, ins.operands[1], space));
     Value* count = b_.getInt32(1);
     if (ins.has(Modifier::ExpectTx))
       b_.CreateCall(tx, {bar, operand_u32(2)});
@@ -276,7 +282,7 @@ void FunctionLowering::lower_mbarrier(const ptx::Instruction& ins) {
     Function* phase_of = lowering_.helper("mimic_mbarrier_phase", i32, {ptr});
     bool parity = ins.has(Modifier::Parity);
     auto complete = [&]() {
-      Value* bar = address(ins, ins.operands[1], space);
+      Value* bar = generic(address(ins, ins.operands[1], space));
       Value* waited = parity ? b_.CreateAnd(operand_u32(2), b_.getInt32(1))
                              : b_.CreateTrunc(b_.CreateAnd(value(ins, ins.operands[2], i64, false), b_.getInt64(1)), i32);
       return b_.CreateICmpNE(b_.CreateCall(phase_of, {bar}), waited);

@@ -46,7 +46,10 @@ namespace impl {
 CUresult cuInit_v2000(unsigned int Flags) {
   if (Flags != 0)
     return CUDA_ERROR_INVALID_VALUE;
-  runtime::devices(); // discover backends once
+  // Discovers the backends once. No device at all (MIMIC_BACKEND=amdgpu without a usable
+  // AMD GPU) is CUDA's "no CUDA-capable device".
+  if (runtime::devices().empty())
+    return CUDA_ERROR_NO_DEVICE;
   mark_initialized();
   return CUDA_SUCCESS;
 }

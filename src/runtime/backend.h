@@ -95,6 +95,19 @@ public:
   // Device memory, addressed in the process's unified address space. `bytes` > 0.
   virtual Result<void*> allocate(size_t device, size_t bytes) = 0;
   virtual void release(size_t device, void* pointer) = 0;
+  // Host memory the device can use at the same address (cuMemAllocHost), freed with
+  // release_host; memory both the host and the device use (cuMemAllocManaged), freed with
+  // release. A backend whose device memory is host memory (the CPU) needs neither.
+  virtual Result<void*> allocate_host(size_t device, size_t bytes) { return allocate(device, bytes); }
+  virtual void release_host(size_t device, void* pointer) { release(device, pointer); }
+  virtual Result<void*> allocate_managed(size_t device, size_t bytes) { return allocate(device, bytes); }
+  // Makes [pointer, pointer + bytes) of host memory usable by the device at the same address
+  // (cuMemHostRegister) until unregister_host.
+  virtual Status register_host(size_t device, void* pointer, size_t bytes) {
+    (void)device, (void)pointer, (void)bytes;
+    return {};
+  }
+  virtual void unregister_host(size_t device, void* pointer) { (void)device, (void)pointer; }
   // Copies between any two addresses this backend can reach (host or device).
   virtual Status copy(void* dst, const void* src, size_t bytes) = 0;
   // Fills `count` elements of `element_size` (1, 2 or 4) bytes with `value`.

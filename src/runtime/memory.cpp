@@ -30,11 +30,32 @@ const Allocation* containing(Registry& r, uintptr_t a, size_t n) {
   return &b;
 }
 
+// Returns a block's memory to its backend, the way it was obtained.
+void give_back(const Allocation& a) {
+  const Device& device = *a.context->device;
+  void* pointer = reinterpret_cast<void*>(a.base);
+  switch (a.kind) {
+  case MemoryKind::HostRegistered:
+    device.backend().unregister_host(device.backend_index(), pointer);
+    return;
+  case MemoryKind::HostPinned:
+    device.backend().release_host(device.backend_index(), pointer);
+    return;
+  case MemoryKind::Device:
+  case MemoryKind::Managed:
+    device.backend().release(device.backend_index(), pointer);
+    return;
+  }
+}
+
 } // namespace
 
 Result<void*> allocate(Context* context, size_t bytes, MemoryKind kind, unsigned flags) {
   const Device& device = *context->device;
-  auto p = device.backend().allocate(device.backend_index(), bytes);
+  Backend& backend = device.backend();
+  auto p = kind == MemoryKind::HostPinned ? backend.allocate_host(device.backend_index(), bytes)
+           : kind == MemoryKind::Managed  ? backend.allocate_managed(device.backend_index(), bytes)
+                                          : backend.allocate(device.backend_index(), bytes);
   if (!p)
     return p.error();
   Registry& r = registry();
@@ -66,10 +87,7 @@ CUresult release(void* pointer, std::initializer_list<MemoryKind> kinds) {
     a = it->second;
     r.blocks.erase(it);
   }
-  if (a.kind != MemoryKind::HostRegistered) {
-    const Device& device = *a.context->device;
-    device.backend().release(device.backend_index(), pointer);
-  }
+  give_back(a);
   return CUDA_SUCCESS;
 }
 
@@ -83,6 +101,9 @@ CUresult register_host(Context* context, void* pointer, size_t bytes, unsigned f
     return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
   if (containing(r, base, 1))
     return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+  const Device& device = *context->device;
+  if (Status s = device.backend().register_host(device.backend_index(), pointer, bytes); !s)
+    return s.error().code() ? CUresult(s.error().code()) : CUDA_ERROR_OUT_OF_MEMORY;
   Allocation a;
   a.base = base;
   a.size = bytes;
@@ -100,6 +121,7 @@ CUresult unregister_host(void* pointer) {
   auto it = r.blocks.find(reinterpret_cast<uintptr_t>(pointer));
   if (it == r.blocks.end() || it->second.kind != MemoryKind::HostRegistered)
     return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+  give_back(it->second);
   r.blocks.erase(it);
   return CUDA_SUCCESS;
 }
@@ -139,8 +161,7 @@ void release_all(Context* context) {
     }
   }
   for (const Allocation& a : doomed)
-    if (a.kind != MemoryKind::HostRegistered)
-      context->device->backend().release(context->device->backend_index(), reinterpret_cast<void*>(a.base));
+    give_back(a);
 }
 
 } // namespace mimic::runtime

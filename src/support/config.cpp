@@ -84,6 +84,28 @@ bool inline_launches() {
   return on;
 }
 
+std::optional<BackendChoice> parse_backend_choice(std::string_view value) {
+  if (value.empty() || value == "auto")
+    return BackendChoice::Auto;
+  if (value == "cpu")
+    return BackendChoice::Cpu;
+  if (value == "amdgpu")
+    return BackendChoice::Amdgpu;
+  return std::nullopt;
+}
+
+BackendChoice backend_choice() {
+  static const BackendChoice choice = [] {
+    const char* env = std::getenv("MIMIC_BACKEND");
+    std::string_view s = env ? env : "";
+    if (auto c = parse_backend_choice(s))
+      return *c;
+    log_warning("MIMIC_BACKEND='" + std::string(s) + "' is not a backend (auto, cpu or amdgpu); using auto");
+    return BackendChoice::Auto;
+  }();
+  return choice;
+}
+
 std::pair<int, int> compute_capability() {
   static const std::pair<int, int> cc = parse_compute_capability();
   return cc;

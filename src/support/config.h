@@ -1,6 +1,8 @@
 // Settings read from the environment (once, on first use).
 #pragma once
 
+#include <optional>
+#include <string_view>
 #include <utility>
 
 namespace mimic::config {
@@ -22,5 +24,14 @@ unsigned worker_threads();
 // when the kernel has run), which saves two thread hand-offs per launch; a program whose
 // kernel waits for the host to act after the launch returns needs async.
 bool inline_launches();
+
+// MIMIC_BACKEND: which backends provide devices. `auto` (unset): the AMD GPUs the HIP runtime
+// finds, as devices 0.., then the CPU; `cpu`: only the CPU; `amdgpu`: only AMD GPUs (none
+// when there is no usable one, so CUDA reports no device). An unknown value is reported once
+// and treated as auto.
+enum class BackendChoice { Auto, Cpu, Amdgpu };
+BackendChoice backend_choice();
+// Parses a MIMIC_BACKEND / `mimic run --backend` value; nullopt when it names no backend.
+std::optional<BackendChoice> parse_backend_choice(std::string_view value);
 
 } // namespace mimic::config

@@ -22,6 +22,7 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/PassTimingInfo.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Passes/StandardInstrumentations.h>
@@ -427,6 +428,34 @@ Result<KernelEntry> CpuCompiledProgram::entry(size_t i) {
   KernelEntry e = address->toPtr<KernelEntry>();
   k.entry.store(e, std::memory_order_release);
   return e;
+}
+
+Result<std::string> compile_cpu_code(const runtime::Program& program, CpuCodeForm form) {
+  initialise_llvm();
+  std::lock_guard compile_lock(g_compile_mutex);
+  auto lowered = codegen::lower(program, false);
+  if (!lowered)
+    return lowered.error();
+  codegen::LoweredProgram lp = std::move(lowered.value());
+  define_special_registers(*lp.module);
+  optimise(*lp.module);
+  if (form == CpuCodeForm::LlvmIr) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    lp.module->print(os, nullptr);
+    return text;
+  }
+  llvm::TargetMachine* tm = host_target();
+  if (!tm)
+    return Error("LLVM cannot generate code for this machine's CPU", CUDA_ERROR_NOT_SUPPORTED);
+  llvm::SmallVector<char, 0> out;
+  llvm::raw_svector_ostream os(out);
+  llvm::legacy::PassManager pm;
+  auto type = form == CpuCodeForm::Assembly ? llvm::CodeGenFileType::AssemblyFile : llvm::CodeGenFileType::ObjectFile;
+  if (tm->addPassesToEmitFile(pm, os, nullptr, type))
+    return Error("LLVM cannot emit code for this machine's CPU", CUDA_ERROR_NOT_SUPPORTED);
+  pm.run(*lp.module);
+  return std::string(out.begin(), out.end());
 }
 
 Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(

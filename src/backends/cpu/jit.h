@@ -18,6 +18,12 @@ enum class CompileMode { Lazy, Eager };
 Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
     const runtime::Program& program, const std::map<std::string, void*, std::less<>>& globals,
     CompileMode mode = CompileMode::Lazy);
+// A program's kernels as the CPU backend compiles them (lowered, optimised for this
+// machine), for `mimic compile --target cpu`: a relocatable object file, assembly or the
+// optimised LLVM IR. The kernels' symbols are mimic_kernel_N in Program::kernels order.
+enum class CpuCodeForm { Object, Assembly, LlvmIr };
+Result<std::string> compile_cpu_code(const runtime::Program& program, CpuCodeForm form);
+
 CUresult launch_on_cpu(runtime::CompiledProgram& program, size_t kernel, const runtime::LaunchShape& shape,
                        const void* args);
 

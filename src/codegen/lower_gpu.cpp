@@ -1,0 +1,897 @@
+// The SIMT form for AMD GPUs (Target::Amdgpu, wave32): what differs from the CPU's thread
+// loop. A kernel is one `amdgpu_kernel` function run by every work-item; the instruction
+// families (lower_int/float/half/cvt, memory, control) are shared, and the hooks here give
+// them special registers, state-space pointers, barriers, warp operations and fences.
+//
+// Address spaces: generic = flat (0), global = 1, shared = LDS (3, 32-bit addresses),
+// kernel parameters = constant (4, the kernel argument segment). A .local address is the
+// generic address of the thread's frame (an alloca, private memory once the backend moves
+// allocas to address space 5), so cvta.local is the identity.
+#include "codegen/lower_impl.h"
+
+#include <llvm/IR/IntrinsicsAMDGPU.h>
+
+namespace mimic::codegen {
+
+using namespace llvm;
+using ptx::Modifier;
+using ptx::Opcode;
+
+namespace {
+
+constexpr unsigned kGlobalSpace = 1;
+constexpr unsigned kLdsSpace = 3;
+constexpr unsigned kConstantSpace = 4;
+
+// Code object v5 implicit kernel arguments (AMDGPUUsage, "Code Object V5 Metadata").
+constexpr uint64_t kImplicitBlockCountX = 0;  // 3 x u32
+constexpr uint64_t kImplicitGroupSizeX = 12;  // 3 x u16
+constexpr uint64_t kImplicitDynamicLds = 120; // u32
+
+Value* intrinsic(IRBuilder<>& b, Intrinsic::ID id, ArrayRef<Value*> args = {},
+                 ArrayRef<Type*> types = {}) {
+  return b.CreateIntrinsic(id, types, args);
+}
+
+bool is_shared_space(Modifier m) {
+  return m == Modifier::Shared || m == Modifier::SharedCta || m == Modifier::SharedCluster;
+}
+
+} // namespace
+
+// ---------------------------------------------------------------- module objects
+
+GlobalVariable* ModuleLowering::gpu_shared_window(const runtime::KernelInfo& kernel) {
+  auto& w = gpu_windows_[kernel.name];
+  if (!w) {
+    auto* type =
+        ArrayType::get(Type::getInt8Ty(*context_), std::max<size_t>(kernel.static_shared_bytes, 1));
+    w = new GlobalVariable(*module_, type, false, GlobalValue::InternalLinkage,
+                           PoisonValue::get(type), "mimic_shared." + kernel.name, nullptr,
+                           GlobalValue::NotThreadLocal, kLdsSpace);
+    w->setAlignment(Align(16));
+  }
+  return w;
+}
+
+// One zero-sized external LDS variable: the AMDGPU backend places it after each kernel's
+// static LDS, where the launch's dynamic shared memory is.
+GlobalVariable* ModuleLowering::gpu_dynamic_shared() {
+  if (!gpu_dynamic_shared_) {
+    auto* type = ArrayType::get(Type::getInt8Ty(*context_), 0);
+    gpu_dynamic_shared_ =
+        new GlobalVariable(*module_, type, false, GlobalValue::ExternalLinkage, nullptr,
+                           "mimic_dynamic_shared", nullptr, GlobalValue::NotThreadLocal, kLdsSpace);
+    gpu_dynamic_shared_->setAlignment(Align(16));
+  }
+  return gpu_dynamic_shared_;
+}
+
+GlobalVariable* ModuleLowering::gpu_reserved_shared() {
+  if (!gpu_reserved_shared_) {
+    auto* type = ArrayType::get(Type::getInt8Ty(*context_), kReservedSharedBytes);
+    gpu_reserved_shared_ = new GlobalVariable(*module_, type, false, GlobalValue::InternalLinkage,
+                                              PoisonValue::get(type), "mimic_reserved_shared",
+                                              nullptr, GlobalValue::NotThreadLocal, kLdsSpace);
+    gpu_reserved_shared_->setAlignment(Align(16));
+  }
+  return gpu_reserved_shared_;
+}
+
+// The grid's workspace, where cooperative groups' grid.sync counts arrivals: device memory
+// the runtime binds (backends/amdgpu/code_object.h, kGridWorkspaceSymbol) and zeroes.
+GlobalVariable* ModuleLowering::gpu_grid_workspace() {
+  if (GlobalVariable* g = module_->getNamedGlobal("mimic_grid_workspace")) return g;
+  auto* g = new GlobalVariable(*module_, ArrayType::get(Type::getInt8Ty(*context_), 0), false,
+                               GlobalValue::ExternalLinkage, nullptr, "mimic_grid_workspace",
+                               nullptr, GlobalValue::NotThreadLocal, kGlobalSpace);
+  g->setAlignment(Align(16));
+  return g;
+}
+
+// Named barriers for part of a block (bar.arrive, bar.sync with a count), which RDNA does
+// not have: a word per barrier id in LDS, the generation in its high half and the threads
+// arrived in its low half, zeroed at the start of kernels that use them.
+GlobalVariable* ModuleLowering::gpu_named_barriers() {
+  if (GlobalVariable* g = module_->getNamedGlobal("mimic_named_barriers")) return g;
+  auto* type = ArrayType::get(Type::getInt32Ty(*context_), 16);
+  auto* g = new GlobalVariable(*module_, type, false, GlobalValue::InternalLinkage,
+                               PoisonValue::get(type), "mimic_named_barriers", nullptr,
+                               GlobalValue::NotThreadLocal, kLdsSpace);
+  g->setAlignment(Align(16));
+  return g;
+}
+
+GlobalVariable* ModuleLowering::gpu_reduction_word() {
+  if (!gpu_reduction_word_) {
+    Type* i32 = Type::getInt32Ty(*context_);
+    gpu_reduction_word_ = new GlobalVariable(*module_, i32, false, GlobalValue::InternalLinkage,
+                                             PoisonValue::get(i32), "mimic_barrier_reduction",
+                                             nullptr, GlobalValue::NotThreadLocal, kLdsSpace);
+    gpu_reduction_word_->setAlignment(Align(4));
+  }
+  return gpu_reduction_word_;
+}
+
+Function* ModuleLowering::gpu_log_function(const char* name, Type* result,
+                                           std::initializer_list<Type*> params) {
+  if (Function* f = module_->getFunction(name)) return f;
+  Function* f = Function::Create(FunctionType::get(result, std::vector<Type*>(params), false),
+                                 GlobalValue::ExternalLinkage, name, module_.get());
+  f->setDoesNotThrow();
+  return f;
+}
+
+// mbarrier objects on a GPU: the helpers of block_state.h defined in the module over the
+// same 64-bit word as the CPU's (pending arrivals in bits 0-19, expected arrivals 20-39,
+// pending transaction bytes 40-62 signed, the phase in bit 63), updated by compare and swap.
+namespace {
+
+struct MbarrierWord {
+  Value *pending, *expected, *tx, *phase; // i32 each
+};
+
+MbarrierWord unpack(IRBuilder<>& b, Value* w) {
+  Type* i32 = b.getInt32Ty();
+  auto field = [&](unsigned shift, uint64_t mask) {
+    return b.CreateTrunc(b.CreateAnd(b.CreateLShr(w, shift), mask), i32);
+  };
+  Value* tx = b.CreateAShr(b.CreateShl(field(40, 0x7fffff), 9), 9);
+  return {field(0, 0xfffff), field(20, 0xfffff), tx, field(63, 1)};
+}
+
+Value* pack(IRBuilder<>& b, const MbarrierWord& m) {
+  Type* i64 = b.getInt64Ty();
+  auto field = [&](Value* v, uint64_t mask, unsigned shift) {
+    return b.CreateShl(b.CreateAnd(b.CreateZExt(v, i64), mask), shift);
+  };
+  return b.CreateOr(b.CreateOr(field(m.pending, 0xfffff, 0), field(m.expected, 0xfffff, 20)),
+                    b.CreateOr(field(m.tx, 0x7fffff, 40), field(m.phase, 1, 63)));
+}
+
+// The phase completes when every arrival and every transaction byte came: it flips, and
+// the next phase expects the arrivals again.
+MbarrierWord complete_if_done(IRBuilder<>& b, MbarrierWord m) {
+  Value* done =
+      b.CreateAnd(b.CreateICmpEQ(m.pending, b.getInt32(0)), b.CreateICmpSLE(m.tx, b.getInt32(0)));
+  return {b.CreateSelect(done, m.expected, m.pending), m.expected,
+          b.CreateSelect(done, b.getInt32(0), m.tx),
+          b.CreateSelect(done, b.CreateXor(m.phase, 1), m.phase)};
+}
+
+// fn(ptr word, args...): a compare-and-swap loop applying `change`; returns the old word.
+Value* update_word(IRBuilder<>& b, Function* fn, Value* word,
+                   const std::function<MbarrierWord(MbarrierWord)>& change) {
+  LLVMContext& c = b.getContext();
+  SyncScope::ID agent = c.getOrInsertSyncScopeID("agent");
+  LoadInst* first = b.CreateAlignedLoad(b.getInt64Ty(), word, Align(8));
+  first->setAtomic(AtomicOrdering::Acquire, agent);
+  BasicBlock* entry = b.GetInsertBlock();
+  BasicBlock* loop = BasicBlock::Create(c, "cas", fn);
+  BasicBlock* done = BasicBlock::Create(c, "cas_done", fn);
+  b.CreateBr(loop);
+  b.SetInsertPoint(loop);
+  PHINode* old = b.CreatePHI(b.getInt64Ty(), 2);
+  old->addIncoming(first, entry);
+  Value* fresh = pack(b, change(unpack(b, old)));
+  Value* pair = b.CreateAtomicCmpXchg(word, old, fresh, Align(8), AtomicOrdering::AcquireRelease,
+                                      AtomicOrdering::Acquire, agent);
+  Value* seen = b.CreateExtractValue(pair, 0);
+  old->addIncoming(seen, loop);
+  b.CreateCondBr(b.CreateExtractValue(pair, 1), done, loop);
+  b.SetInsertPoint(done);
+  return old;
+}
+
+} // namespace
+
+Function* ModuleLowering::gpu_helper(std::string_view name) {
+  if (!name.starts_with("mimic_mbarrier_")) return nullptr;
+  if (Function* f = module_->getFunction(name)) return f;
+  LLVMContext& c = *context_;
+  Type* i32 = Type::getInt32Ty(c);
+  Type* i64 = Type::getInt64Ty(c);
+  Type* ptr = PointerType::get(c, 0);
+  Type* void_ty = Type::getVoidTy(c);
+  FunctionType* type = name == "mimic_mbarrier_init" ? FunctionType::get(void_ty, {ptr, i32}, false)
+                       : name == "mimic_mbarrier_arrive"
+                           ? FunctionType::get(i64, {ptr, i32, i32}, false)
+                       : name == "mimic_mbarrier_tx" ? FunctionType::get(void_ty, {ptr, i32}, false)
+                       : name == "mimic_mbarrier_phase" ? FunctionType::get(i32, {ptr}, false)
+                                                        : nullptr;
+  if (!type) return nullptr;
+  Function* f = Function::Create(type, GlobalValue::InternalLinkage, name, module_.get());
+  f->addFnAttr(Attribute::AlwaysInline);
+  IRBuilder<> b(BasicBlock::Create(c, "entry", f));
+  Value* word = f->getArg(0);
+  SyncScope::ID agent = c.getOrInsertSyncScopeID("agent");
+  if (name == "mimic_mbarrier_init") {
+    Value* count = f->getArg(1);
+    b.CreateAlignedStore(pack(b, {count, count, b.getInt32(0), b.getInt32(0)}), word, Align(8))
+        ->setAtomic(AtomicOrdering::Release, agent);
+    b.CreateRetVoid();
+  } else if (name == "mimic_mbarrier_arrive") {
+    Value* count = f->getArg(1);
+    Value* drop = b.CreateICmpNE(f->getArg(2), b.getInt32(0));
+    auto less = [&](Value* v) {
+      return b.CreateSelect(b.CreateICmpUGT(v, count), b.CreateSub(v, count), b.getInt32(0));
+    };
+    Value* old = update_word(b, f, word, [&](MbarrierWord m) {
+      m.pending = less(m.pending);
+      m.expected = b.CreateSelect(drop, less(m.expected), m.expected);
+      return complete_if_done(b, m);
+    });
+    b.CreateRet(b.CreateLShr(old, 63)); // the token: the phase this arrival belongs to
+  } else if (name == "mimic_mbarrier_tx") {
+    Value* delta = f->getArg(1);
+    update_word(b, f, word, [&](MbarrierWord m) {
+      m.tx = b.CreateAdd(m.tx, delta);
+      MbarrierWord done = complete_if_done(b, m);
+      Value* completes = b.CreateICmpSLT(delta, b.getInt32(0)); // only completing bytes end a phase
+      return MbarrierWord{b.CreateSelect(completes, done.pending, m.pending), m.expected,
+                          b.CreateSelect(completes, done.tx, m.tx),
+                          b.CreateSelect(completes, done.phase, m.phase)};
+    });
+    b.CreateRetVoid();
+  } else {
+    LoadInst* w = b.CreateAlignedLoad(i64, word, Align(8));
+    w->setAtomic(AtomicOrdering::Acquire, agent);
+    b.CreateRet(b.CreateTrunc(b.CreateLShr(w, 63), i32));
+  }
+  return f;
+}
+
+void ModuleLowering::throw_missing_gpu_helper(std::string_view name) const {
+  std::string feature = name.starts_with("mimic_tex") || name.starts_with("mimic_surface")
+                            ? "textures and surfaces"
+                        : name.starts_with("mimic_wmma")     ? "wmma"
+                        : name.starts_with("mimic_mbarrier") ? "mbarrier objects"
+                        : name == "mimic_vprintf"            ? "printf"
+                        : name == "mimic_assert_fail"        ? "assert"
+                        : name.starts_with("mimic_device_")  ? "the device heap"
+                                                             : std::string(name);
+  std::string where, text;
+  if (current) {
+    ptx::print_instruction(text, *current);
+    where = "line " + std::to_string(current->loc.line) + ": ";
+    text = " (" + text + ")";
+  }
+  throw LoweringError{where + "not supported on amdgpu yet: " + feature + text};
+}
+
+// ---------------------------------------------------------------- kernels
+
+void FunctionLowering::gpu_unsupported(const std::string& what) {
+  if (const ptx::Instruction* ins = lowering_.current)
+    unsupported(*ins, "not supported on amdgpu yet: " + what);
+  throw LoweringError{"not supported on amdgpu yet: " + what};
+}
+
+// `void @name(ptr addrspace(4) byref([size x i8]) align A, ...)`: each parameter is an
+// argument of its own, so the argument segment has the packed layout of the launch
+// (AMDGPU places each at the next offset its alignment allows, as CUDA packs them).
+Function* FunctionLowering::run_gpu() {
+  Type* i8 = Type::getInt8Ty(ctx());
+  std::vector<Type*> args(info_.params.size(), PointerType::get(ctx(), kConstantSpace));
+  FunctionType* type = FunctionType::get(Type::getVoidTy(ctx()), args, false);
+  fn_ = Function::Create(type, GlobalValue::ExternalLinkage, info_.name, lowering_.module());
+  if (fn_->getName() != info_.name)
+    throw LoweringError{"its name is taken by another symbol of the module"};
+  fn_->setCallingConv(CallingConv::AMDGPU_KERNEL);
+  for (size_t i = 0; i < info_.params.size(); ++i) {
+    const runtime::ParamSlot& slot = info_.params[i];
+    unsigned n = unsigned(i);
+    kernel_param_index_[f_.params[i].name] = i;
+    fn_->addParamAttr(
+        n, Attribute::getWithByRefType(ctx(), ArrayType::get(i8, std::max<size_t>(slot.size, 1))));
+    fn_->addParamAttr(n,
+                      Attribute::getWithAlignment(ctx(), Align(std::max<size_t>(slot.align, 1))));
+    fn_->addParamAttr(n, Attribute::NoAlias);
+    fn_->addParamAttr(n, Attribute::ReadOnly);
+    fn_->getArg(n)->setName(std::string(f_.params[i].name));
+  }
+  unsigned max_threads =
+      info_.max_threads_per_block > 0 ? unsigned(info_.max_threads_per_block) : 1024;
+  fn_->addFnAttr("amdgpu-flat-work-group-size", "1," + std::to_string(max_threads));
+  // CUDA grids are whole blocks.
+  fn_->addFnAttr("uniform-work-group-size", "true");
+  lowering_.facts[fn_].frame = 0;
+  BasicBlock* entry = BasicBlock::Create(ctx(), "entry", fn_);
+  body_ = BasicBlock::Create(ctx(), "body", fn_);
+  b_.SetInsertPoint(entry);
+  if (local_bytes_) gpu_frame();
+  b_.CreateBr(body_);
+  b_.SetInsertPoint(body_);
+  collect_labels(*f_.body);
+  lower_block(*f_.body);
+  for (BasicBlock& bb : *fn_)
+    if (!bb.getTerminator()) {
+      b_.SetInsertPoint(&bb);
+      b_.CreateRetVoid();
+    }
+  if (lowering_.reaches(fn_, &ModuleLowering::FunctionFacts::named_barriers))
+    gpu_init_named_barriers();
+  return fn_;
+}
+
+Value* FunctionLowering::gpu_frame() {
+  if (!frame_) {
+    IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+    size_t bytes = std::max<size_t>((local_bytes_ + 15) / 16 * 16, 16);
+    frame_ = entry.CreateAlloca(ArrayType::get(entry.getInt8Ty(), bytes), nullptr, "local_frame");
+    frame_->setAlignment(Align(16));
+  }
+  return frame_;
+}
+
+// exit ends the work-item (a return from the kernel); trap, a failed assert or an
+// out-of-range jump end the wave with s_trap, which fails the launch.
+void FunctionLowering::gpu_stop(uint32_t code) {
+  if (code == kThreadExited) {
+    if (!is_kernel_)
+      gpu_unsupported("exit inside a function (.func '" + std::string(f_.name) + "')");
+    b_.CreateRetVoid();
+    return;
+  }
+  intrinsic(b_, Intrinsic::trap);
+  b_.CreateUnreachable();
+}
+
+// A thread waiting for others (an mbarrier phase, nanosleep) sleeps a little and looks again.
+void FunctionLowering::gpu_yield() {
+  intrinsic(b_, Intrinsic::amdgcn_s_sleep, {b_.getInt32(1)});
+}
+
+// ---------------------------------------------------------------- special registers
+
+Value* FunctionLowering::gpu_implicit_arg(uint64_t offset, Type* type) {
+  Value* base = intrinsic(b_, Intrinsic::amdgcn_implicitarg_ptr);
+  LoadInst* v = b_.CreateLoad(type, b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), base, offset));
+  v->setAlignment(Align(type->getPrimitiveSizeInBits() / 8));
+  v->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(ctx(), {}));
+  return v;
+}
+
+Value* FunctionLowering::gpu_lane() {
+  return intrinsic(b_, Intrinsic::amdgcn_mbcnt_lo, {b_.getInt32(~0u), b_.getInt32(0)});
+}
+
+// Waves are made of consecutive linear work-item ids (x fastest), as CUDA's warps are.
+Value* FunctionLowering::gpu_linear_thread() {
+  Value* x = gpu_sreg(SpecialRegister::TidX);
+  Value* y = gpu_sreg(SpecialRegister::TidY);
+  Value* z = gpu_sreg(SpecialRegister::TidZ);
+  Value* nx = gpu_sreg(SpecialRegister::NtidX);
+  Value* ny = gpu_sreg(SpecialRegister::NtidY);
+  return b_.CreateAdd(x, b_.CreateMul(nx, b_.CreateAdd(y, b_.CreateMul(ny, z))));
+}
+
+Value* FunctionLowering::gpu_sreg(SpecialRegister r) {
+  using R = SpecialRegister;
+  Type* i32 = b_.getInt32Ty();
+  auto lane_mask = [&](bool inclusive, bool below) {
+    // lt: (1 << lane) - 1; le: (2 << lane) - 1; ge/gt: their complements.
+    Value* shifted = b_.CreateShl(b_.getInt32(inclusive == below ? 2 : 1), gpu_lane());
+    Value* mask = b_.CreateSub(shifted, b_.getInt32(1));
+    return below ? mask : b_.CreateNot(mask);
+  };
+  // The block's reserved shared memory (block_state.h): an LDS variable of its own.
+  auto reserved = [&](uint64_t offset) {
+    Value* p =
+        b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), lowering_.gpu_reserved_shared(), offset);
+    return b_.CreatePtrToInt(p, i32);
+  };
+  switch (r) {
+  case R::TidX:
+    return intrinsic(b_, Intrinsic::amdgcn_workitem_id_x);
+  case R::TidY:
+    return intrinsic(b_, Intrinsic::amdgcn_workitem_id_y);
+  case R::TidZ:
+    return intrinsic(b_, Intrinsic::amdgcn_workitem_id_z);
+  case R::CtaidX:
+    return intrinsic(b_, Intrinsic::amdgcn_workgroup_id_x);
+  case R::CtaidY:
+    return intrinsic(b_, Intrinsic::amdgcn_workgroup_id_y);
+  case R::CtaidZ:
+    return intrinsic(b_, Intrinsic::amdgcn_workgroup_id_z);
+  case R::NtidX:
+  case R::NtidY:
+  case R::NtidZ:
+    return b_.CreateZExt(
+        gpu_implicit_arg(kImplicitGroupSizeX + 2 * (int(r) - int(R::NtidX)), b_.getInt16Ty()), i32);
+  case R::NctaidX:
+  case R::NctaidY:
+  case R::NctaidZ:
+    return gpu_implicit_arg(kImplicitBlockCountX + 4 * (int(r) - int(R::NctaidX)), i32);
+  case R::LaneId:
+    return gpu_lane();
+  case R::WarpId:
+    return b_.CreateLShr(gpu_linear_thread(), 5);
+  case R::NWarpId: {
+    Value* n =
+        b_.CreateMul(gpu_sreg(R::NtidX), b_.CreateMul(gpu_sreg(R::NtidY), gpu_sreg(R::NtidZ)));
+    return b_.CreateLShr(b_.CreateAdd(n, b_.getInt32(31)), 5);
+  }
+  case R::SmId: // which compute unit is not exposed the same way on every RDNA generation
+    return b_.getInt32(0);
+  case R::NSmId:
+    return b_.getInt32(1);
+  case R::LanemaskEq:
+    return b_.CreateShl(b_.getInt32(1), gpu_lane());
+  case R::LanemaskLt:
+    return lane_mask(false, true);
+  case R::LanemaskLe:
+    return lane_mask(true, true);
+  case R::LanemaskGe:
+    return lane_mask(true, false);
+  case R::LanemaskGt:
+    return lane_mask(false, false);
+  case R::DynamicSmemSize:
+    return gpu_implicit_arg(kImplicitDynamicLds, i32);
+  case R::TotalSmemSize:
+    return b_.CreateAdd(b_.getInt32(uint32_t(info_.dynamic_shared_offset)),
+                        gpu_implicit_arg(kImplicitDynamicLds, i32));
+  case R::ReservedSmemBegin:
+  case R::ReservedSmem0:
+    return reserved(0);
+  case R::ReservedSmem1: // cooperative groups keeps its scratch here
+    return reserved(256);
+  case R::ReservedSmemEnd:
+  case R::ReservedSmemCap:
+    return reserved(kReservedSharedBytes);
+  case R::EnvReg1: // %envreg1:%envreg2, the grid's workspace (grid.sync), as on the CPU
+  case R::EnvReg2: {
+    Value* address = b_.CreatePtrToInt(lowering_.gpu_grid_workspace(), b_.getInt64Ty());
+    return b_.CreateTrunc(r == R::EnvReg1 ? b_.CreateLShr(address, 32) : address, i32);
+  }
+  case R::EnvReg0:
+  case R::EnvReg3:
+    return b_.getInt32(0);
+  default:
+    gpu_unsupported("this special register");
+  }
+}
+
+// %clock64: the shader cycle counter; %globaltimer: the constant 100 MHz real-time counter
+// in nanoseconds.
+Value* FunctionLowering::gpu_clock(bool wall_clock) {
+  if (!wall_clock) return intrinsic(b_, Intrinsic::readcyclecounter);
+  return b_.CreateMul(intrinsic(b_, Intrinsic::readsteadycounter), b_.getInt64(10));
+}
+
+// ---------------------------------------------------------------- memory
+
+Value* FunctionLowering::gpu_shared_pointer(const runtime::KernelInfo::SharedVar& v) {
+  if (v.offset == info_.dynamic_shared_offset && v.offset >= info_.static_shared_bytes)
+    return lowering_.gpu_dynamic_shared();
+  return b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), lowering_.gpu_shared_window(info_),
+                                       v.offset);
+}
+
+// The pointer a state space's address (a register's value, or a constant) stands for.
+Value* FunctionLowering::gpu_address(Modifier space, Value* address64) {
+  if (is_shared_space(space))
+    return b_.CreateIntToPtr(b_.CreateTrunc(address64, b_.getInt32Ty()),
+                             PointerType::get(ctx(), kLdsSpace));
+  if (space == Modifier::Global)
+    return b_.CreateIntToPtr(address64, PointerType::get(ctx(), kGlobalSpace));
+  return b_.CreateIntToPtr(address64, b_.getPtrTy()); // generic, .local, .const, .param
+}
+
+void FunctionLowering::gpu_cvta(const ptx::Instruction& ins) {
+  Type* ty = type_of(instruction_type(ins));
+  if (!ty || ins.num_operands != 2) unsupported(ins, "malformed cvta");
+  Value* v = value(ins, ins.operands[1], b_.getInt64Ty(), false);
+  bool shared =
+      ins.has(Modifier::Shared) || ins.has(Modifier::SharedCta) || ins.has(Modifier::SharedCluster);
+  if (ins.has(Modifier::SharedCluster)) lowering_.facts[fn_].cluster = true;
+  if (shared) {
+    Type* lds = PointerType::get(ctx(), kLdsSpace);
+    if (ins.has(Modifier::To)) {
+      Value* p = b_.CreateAddrSpaceCast(b_.CreateIntToPtr(v, b_.getPtrTy()), lds);
+      v = b_.CreateZExt(b_.CreatePtrToInt(p, b_.getInt32Ty()), b_.getInt64Ty());
+    } else {
+      Value* p = b_.CreateAddrSpaceCast(gpu_address(Modifier::Shared, v), b_.getPtrTy());
+      v = b_.CreatePtrToInt(p, b_.getInt64Ty());
+    }
+  }
+  // Global, .local, .const and .param addresses are generic ones already.
+  store(ins, ins.operands[0], convert(v, ty, false), false);
+}
+
+// ---------------------------------------------------------------- synchronisation
+
+SyncScope::ID FunctionLowering::gpu_scope(const ptx::Instruction& ins) {
+  // A cluster is one block on this backend too (LoweredKernel::cluster).
+  if (ins.has(Modifier::Cta) || ins.has(Modifier::Cluster))
+    return ctx().getOrInsertSyncScopeID("workgroup");
+  if (ins.has(Modifier::Sys)) return SyncScope::System;
+  return ctx().getOrInsertSyncScopeID("agent"); // .gpu, .gl, and PTX's default
+}
+
+void FunctionLowering::gpu_fence(const ptx::Instruction& ins) {
+  // fence.proxy.* and fence.mbarrier_init order the block's own views of memory.
+  if (ins.has(Modifier::Proxy)) {
+    b_.CreateFence(AtomicOrdering::AcquireRelease, ctx().getOrInsertSyncScopeID("workgroup"));
+    return;
+  }
+  AtomicOrdering order = ins.has(Modifier::AcqRel) ? AtomicOrdering::AcquireRelease
+                                                   : AtomicOrdering::SequentiallyConsistent;
+  b_.CreateFence(order, gpu_scope(ins));
+}
+
+// What the block wrote before the barrier is visible to the block after it.
+void FunctionLowering::gpu_block_barrier() {
+  SyncScope::ID workgroup = ctx().getOrInsertSyncScopeID("workgroup");
+  b_.CreateFence(AtomicOrdering::Release, workgroup);
+  intrinsic(b_, Intrinsic::amdgcn_s_barrier);
+  b_.CreateFence(AtomicOrdering::Acquire, workgroup);
+}
+
+void FunctionLowering::gpu_barrier(const ptx::Instruction& ins) {
+  if (ins.has(Modifier::Cluster)) { // a cluster of one block: its barrier is the block's
+    lowering_.facts[fn_].cluster = true;
+    if (!ins.has(Modifier::Arrive)) gpu_block_barrier();
+    return;
+  }
+  if (ins.has(Modifier::Warp)) { // bar.warp.sync: the lanes of a wave run together already
+    b_.CreateFence(AtomicOrdering::AcquireRelease, ctx().getOrInsertSyncScopeID("wavefront"));
+    intrinsic(b_, Intrinsic::amdgcn_wave_barrier);
+    return;
+  }
+  if (ins.has(Modifier::Red)) {
+    // bar.red.popc.u32 d, a{, b}, {!}c / bar.red.and|or.pred p, a{, b}, {!}c: every thread
+    // adds its vote to one LDS word between barriers.
+    if (ins.num_operands < 3)
+      unsupported(ins, "bar.red needs a destination, a barrier and a predicate");
+    if (ins.num_operands == 4) gpu_unsupported("bar.red with a thread count");
+    Value* p = value(ins, ins.operands[ins.num_operands - 1], b_.getInt1Ty(), false);
+    bool popc = ins.has(Modifier::Popc), all = ins.has(Modifier::And);
+    Value* word = lowering_.gpu_reduction_word();
+    gpu_block_barrier(); // every thread has read the word's last result
+    BasicBlock* clear = BasicBlock::Create(ctx(), "bar_red_clear", fn_);
+    BasicBlock* count = BasicBlock::Create(ctx(), "bar_red_count", fn_);
+    b_.CreateCondBr(b_.CreateICmpEQ(gpu_linear_thread(), b_.getInt32(0)), clear, count);
+    b_.SetInsertPoint(clear);
+    b_.CreateStore(b_.getInt32(0), word);
+    b_.CreateBr(count);
+    b_.SetInsertPoint(count);
+    gpu_block_barrier();
+    Value* vote = b_.CreateZExt(all ? b_.CreateNot(p) : p, b_.getInt32Ty());
+    b_.CreateAtomicRMW(AtomicRMWInst::Add, word, vote, Align(4), AtomicOrdering::Monotonic,
+                       ctx().getOrInsertSyncScopeID("workgroup"));
+    gpu_block_barrier();
+    Value* total = b_.CreateLoad(b_.getInt32Ty(), word);
+    Value* result = popc  ? total
+                    : all ? b_.CreateICmpEQ(total, b_.getInt32(0))
+                          : b_.CreateICmpNE(total, b_.getInt32(0));
+    store(ins, ins.operands[0], result, false);
+    return;
+  }
+  if (ins.num_operands == 0) unsupported(ins, "a barrier needs a barrier number");
+  // Any barrier number without a thread count waits for the whole block: s_barrier does,
+  // as long as the block's threads meet the same barriers in the same order.
+  if (ins.has(Modifier::Arrive) || ins.num_operands >= 2) return gpu_named_barrier(ins);
+  gpu_block_barrier();
+}
+
+// bar.arrive a, b / bar.sync a, b: a wave arrives as one (PTX counts every thread of a warp)
+// by adding 32 to barrier a's word; the wave whose arrival makes b threads completes the
+// phase (generation + 1, b threads fewer, in one atomic add), and bar.sync waits until the
+// generation it arrived in is over.
+void FunctionLowering::gpu_named_barrier(const ptx::Instruction& ins) {
+  if (ins.num_operands < 2) unsupported(ins, "bar.arrive needs a barrier and a thread count");
+  lowering_.facts[fn_].named_barriers = true;
+  Type* i32 = b_.getInt32Ty();
+  SyncScope::ID workgroup = ctx().getOrInsertSyncScopeID("workgroup");
+  Value* id = b_.CreateAnd(value(ins, ins.operands[0], i32, false), 15);
+  Value* count = value(ins, ins.operands[1], i32, false);
+  Value* word = b_.CreateGEP(i32, lowering_.gpu_named_barriers(), id);
+  bool wait = !ins.has(Modifier::Arrive);
+  b_.CreateFence(AtomicOrdering::Release, workgroup);
+  Value* here = intrinsic(b_, Intrinsic::amdgcn_ballot, {b_.getTrue()}, {i32});
+  Value* leader =
+      b_.CreateICmpEQ(gpu_lane(), b_.CreateBinaryIntrinsic(Intrinsic::cttz, here, b_.getTrue()));
+  BasicBlock* lead = BasicBlock::Create(ctx(), "named_barrier_arrive", fn_);
+  BasicBlock* complete = BasicBlock::Create(ctx(), "named_barrier_complete", fn_);
+  BasicBlock* spin = wait ? BasicBlock::Create(ctx(), "named_barrier_wait", fn_) : nullptr;
+  BasicBlock* join = BasicBlock::Create(ctx(), "named_barrier_done", fn_);
+  b_.CreateCondBr(leader, lead, join);
+  b_.SetInsertPoint(lead);
+  Value* old = b_.CreateAtomicRMW(AtomicRMWInst::Add, word, b_.getInt32(32), Align(4),
+                                  AtomicOrdering::AcquireRelease, workgroup);
+  Value* before = b_.CreateAnd(old, 0xffff);
+  Value* after = b_.CreateAdd(before, b_.getInt32(32));
+  Value* completes = b_.CreateAnd(b_.CreateICmpULT(before, count), b_.CreateICmpUGE(after, count));
+  b_.CreateCondBr(completes, complete, wait ? spin : join);
+  b_.SetInsertPoint(complete);
+  b_.CreateAtomicRMW(AtomicRMWInst::Add, word, b_.CreateSub(b_.getInt32(1u << 16), count), Align(4),
+                     AtomicOrdering::AcquireRelease, workgroup);
+  b_.CreateBr(join);
+  if (wait) {
+    b_.SetInsertPoint(spin);
+    gpu_yield();
+    LoadInst* now = b_.CreateAlignedLoad(i32, word, Align(4));
+    now->setAtomic(AtomicOrdering::Acquire, workgroup);
+    Value* same = b_.CreateICmpEQ(b_.CreateLShr(now, 16), b_.CreateLShr(old, 16));
+    b_.CreateCondBr(same, spin, join);
+  }
+  b_.SetInsertPoint(join);
+  if (wait) b_.CreateFence(AtomicOrdering::Acquire, workgroup);
+}
+
+// At the start of a kernel that uses named barriers: thread 0 zeroes their words, and the
+// block waits for it.
+void FunctionLowering::gpu_init_named_barriers() {
+  BasicBlock* entry = &fn_->getEntryBlock();
+  BasicBlock* start = entry->getTerminator()->getSuccessor(0);
+  BasicBlock* init = BasicBlock::Create(ctx(), "named_barriers_init", fn_, start);
+  BasicBlock* zero = BasicBlock::Create(ctx(), "named_barriers_zero", fn_, start);
+  BasicBlock* ready = BasicBlock::Create(ctx(), "named_barriers_ready", fn_, start);
+  entry->getTerminator()->setSuccessor(0, init);
+  b_.SetInsertPoint(init);
+  b_.CreateCondBr(b_.CreateICmpEQ(gpu_linear_thread(), b_.getInt32(0)), zero, ready);
+  b_.SetInsertPoint(zero);
+  b_.CreateAlignedStore(Constant::getNullValue(FixedVectorType::get(b_.getInt32Ty(), 16)),
+                        lowering_.gpu_named_barriers(), Align(16));
+  b_.CreateBr(ready);
+  b_.SetInsertPoint(ready);
+  gpu_block_barrier();
+  b_.CreateBr(start);
+}
+
+void FunctionLowering::gpu_warp(const ptx::Instruction& ins) {
+  Type* i32 = b_.getInt32Ty();
+  Type* i64 = b_.getInt64Ty();
+  const ptx::Operand& dst = ins.operands[0];
+  const ptx::Operand* dst_value = &dst;
+  const ptx::Operand* dst_pred = nullptr;
+  if (dst.kind == ptx::OperandKind::Pair) {
+    dst_value = &dst.elems[0];
+    dst_pred = &dst.elems[1];
+  }
+  auto ballot = [&](Value* p) { return intrinsic(b_, Intrinsic::amdgcn_ballot, {p}, {i32}); };
+  auto readlane = [&](Value* v, Value* lane) {
+    return intrinsic(b_, Intrinsic::amdgcn_readlane, {v, lane}, {i32});
+  };
+  // The lanes of membermask operand `i` that are here (the legacy forms: those here).
+  auto members = [&](size_t i) -> Value* {
+    Value* here = ballot(b_.getTrue());
+    if (ins.num_operands <= i) return here;
+    return b_.CreateAnd(here, value(ins, ins.operands[i], i32, false));
+  };
+  // A loop over the lanes of `lanes` (uniform), lowest first: body(lane, state) -> state.
+  auto for_each_lane = [&](Value* lanes, Value* initial,
+                           const std::function<Value*(Value*, Value*)>& body) {
+    BasicBlock* before = b_.GetInsertBlock();
+    BasicBlock* head = BasicBlock::Create(ctx(), "lanes", fn_);
+    BasicBlock* step = BasicBlock::Create(ctx(), "lane", fn_);
+    BasicBlock* done = BasicBlock::Create(ctx(), "lanes_done", fn_);
+    b_.CreateBr(head);
+    b_.SetInsertPoint(head);
+    PHINode* left = b_.CreatePHI(i32, 2, "lanes_left");
+    PHINode* state = b_.CreatePHI(initial->getType(), 2, "lanes_state");
+    left->addIncoming(lanes, before);
+    state->addIncoming(initial, before);
+    b_.CreateCondBr(b_.CreateICmpEQ(left, b_.getInt32(0)), done, step);
+    b_.SetInsertPoint(step);
+    Value* lane = b_.CreateBinaryIntrinsic(Intrinsic::cttz, left, b_.getTrue());
+    Value* next = body(lane, state);
+    Value* rest = b_.CreateAnd(left, b_.CreateSub(left, b_.getInt32(1)));
+    left->addIncoming(rest, b_.GetInsertBlock());
+    state->addIncoming(next, b_.GetInsertBlock());
+    b_.CreateBr(head);
+    b_.SetInsertPoint(done);
+    return state;
+  };
+
+  switch (ins.opcode) {
+  case Opcode::Activemask:
+    store(ins, dst, ballot(b_.getTrue()), false);
+    return;
+  case Opcode::Elect: {
+    Value* leader = b_.CreateBinaryIntrinsic(Intrinsic::cttz, members(1), b_.getTrue());
+    store(ins, *dst_value, leader, false);
+    if (dst_pred) store(ins, *dst_pred, b_.CreateICmpEQ(gpu_lane(), leader), false);
+    return;
+  }
+  case Opcode::Shfl: {
+    // shfl{.sync}.mode.b32 d{|p}, a, b, c{, membermask}: ds_bpermute reads lane j's a.
+    if (ins.num_operands < 4) unsupported(ins, "shfl needs d, a, b and c");
+    uint32_t mode = ins.has(Modifier::Up)     ? 0
+                    : ins.has(Modifier::Down) ? 1
+                    : ins.has(Modifier::Bfly) ? 2
+                                              : 3;
+    Value* a = value(ins, ins.operands[1], i32, false);
+    Value* bv = b_.CreateAnd(value(ins, ins.operands[2], i32, false), 31);
+    Value* cv = value(ins, ins.operands[3], i32, false);
+    Value* lane = gpu_lane();
+    auto [j, in_range] = shuffle_source(b_, mode, lane, bv, cv);
+    Value* source = b_.CreateSelect(in_range, j, lane);
+    Value* r = intrinsic(b_, Intrinsic::amdgcn_ds_bpermute, {b_.CreateShl(source, 2), a});
+    store(ins, *dst_value, r, false);
+    if (dst_pred) store(ins, *dst_pred, in_range, false);
+    return;
+  }
+  case Opcode::Vote: {
+    // vote{.sync}.all|any|uni.pred d, {!}a{, membermask}; vote{.sync}.ballot.b32 d, {!}a{,
+    // membermask}
+    if (ins.num_operands < 2) unsupported(ins, "vote needs d and a");
+    Value* lanes = members(2);
+    Value* yes = b_.CreateAnd(ballot(value(ins, ins.operands[1], b_.getInt1Ty(), false)), lanes);
+    Value* r;
+    if (ins.has(Modifier::All))
+      r = b_.CreateICmpEQ(yes, lanes);
+    else if (ins.has(Modifier::Any))
+      r = b_.CreateICmpNE(yes, b_.getInt32(0));
+    else if (ins.has(Modifier::Uni))
+      r = b_.CreateOr(b_.CreateICmpEQ(yes, lanes), b_.CreateICmpEQ(yes, b_.getInt32(0)));
+    else
+      r = yes;
+    store(ins, dst, r, false);
+    return;
+  }
+  case Opcode::Match: {
+    // match.any.sync.b32|b64 d, a, membermask: the lanes whose a equals this lane's;
+    // match.all.sync d{|p}, a, membermask: membermask if they all are equal, else 0.
+    if (ins.num_operands < 3) unsupported(ins, "match needs d, a and membermask");
+    bool wide = ins.has(Modifier::B64);
+    Value* a = value(ins, ins.operands[1], wide ? i64 : i32, false);
+    auto lane_value = [&](Value* lane) -> Value* {
+      if (!wide) return readlane(a, lane);
+      Value* lo = readlane(b_.CreateTrunc(a, i32), lane);
+      Value* hi = readlane(b_.CreateTrunc(b_.CreateLShr(a, 32), i32), lane);
+      return b_.CreateOr(b_.CreateZExt(lo, i64), b_.CreateShl(b_.CreateZExt(hi, i64), 32));
+    };
+    Value* lanes = members(2);
+    if (ins.has(Modifier::All)) {
+      Value* first = b_.CreateBinaryIntrinsic(Intrinsic::cttz, lanes, b_.getTrue());
+      Value* same = b_.CreateAnd(ballot(b_.CreateICmpEQ(a, lane_value(first))), lanes);
+      Value* all = b_.CreateICmpEQ(same, lanes);
+      store(ins, *dst_value, b_.CreateSelect(all, lanes, b_.getInt32(0)), false);
+      if (dst_pred) store(ins, *dst_pred, all, false);
+      return;
+    }
+    // One round per distinct value: the lowest lane left names it, its lanes leave.
+    PHINode* result = nullptr;
+    {
+      BasicBlock* before = b_.GetInsertBlock();
+      BasicBlock* head = BasicBlock::Create(ctx(), "match", fn_);
+      BasicBlock* step = BasicBlock::Create(ctx(), "match_round", fn_);
+      BasicBlock* done = BasicBlock::Create(ctx(), "match_done", fn_);
+      b_.CreateBr(head);
+      b_.SetInsertPoint(head);
+      PHINode* left = b_.CreatePHI(i32, 2, "match_left");
+      result = b_.CreatePHI(i32, 2, "match_mask");
+      left->addIncoming(lanes, before);
+      result->addIncoming(b_.getInt32(0), before);
+      b_.CreateCondBr(b_.CreateICmpEQ(left, b_.getInt32(0)), done, step);
+      b_.SetInsertPoint(step);
+      Value* leader = b_.CreateBinaryIntrinsic(Intrinsic::cttz, left, b_.getTrue());
+      Value* mine = b_.CreateICmpEQ(a, lane_value(leader));
+      Value* same = b_.CreateAnd(ballot(mine), left);
+      left->addIncoming(b_.CreateAnd(left, b_.CreateNot(same)), step);
+      result->addIncoming(b_.CreateSelect(mine, same, result), step);
+      b_.CreateBr(head);
+      b_.SetInsertPoint(done);
+    }
+    store(ins, *dst_value, result, false);
+    return;
+  }
+  case Opcode::Redux: {
+    // redux.sync.op.type d, a, membermask; redux.sync.min|max{.abs}{.NaN}.f32 d, a, membermask:
+    // the member lanes' values folded in lane order (a uniform loop of readlanes).
+    if (ins.num_operands < 3) unsupported(ins, "redux needs d, a and membermask");
+    bool f32 = ins.has(Modifier::F32);
+    if (f32 && !ins.has(Modifier::Min) && !ins.has(Modifier::Max))
+      unsupported(ins, "redux.sync on .f32 is .min or .max");
+    Value* a = value(ins, ins.operands[1], i32, false);
+    Value* lanes = members(2);
+    Value* r;
+    if (f32) {
+      bool is_min = ins.has(Modifier::Min), nan = ins.has(Modifier::NaN),
+           abs = ins.has(Modifier::Abs);
+      Type* f = b_.getFloatTy();
+      Intrinsic::ID id = nan ? (is_min ? Intrinsic::minimum : Intrinsic::maximum)
+                             : (is_min ? Intrinsic::minimumnum : Intrinsic::maximumnum);
+      // NaN is the identity of minimumnum/maximumnum, +-inf of minimum/maximum.
+      Value* identity = nan ? ConstantFP::getInfinity(f, !is_min) : ConstantFP::getNaN(f);
+      r = for_each_lane(lanes, identity, [&](Value* lane, Value* acc) {
+        Value* x = b_.CreateBitCast(readlane(a, lane), f);
+        if (abs) x = b_.CreateUnaryIntrinsic(Intrinsic::fabs, x);
+        return b_.CreateBinaryIntrinsic(id, acc, x);
+      });
+      r = b_.CreateBitCast(r, i32);
+    } else {
+      bool sgn = ins.has(Modifier::S32);
+      Intrinsic::ID id = Intrinsic::not_intrinsic;
+      Instruction::BinaryOps op = Instruction::Add;
+      uint32_t identity = 0;
+      if (ins.has(Modifier::Min)) {
+        id = sgn ? Intrinsic::smin : Intrinsic::umin;
+        identity = sgn ? 0x7fffffffu : ~0u;
+      } else if (ins.has(Modifier::Max)) {
+        id = sgn ? Intrinsic::smax : Intrinsic::umax;
+        identity = sgn ? 0x80000000u : 0;
+      } else if (ins.has(Modifier::And)) {
+        op = Instruction::And;
+        identity = ~0u;
+      } else if (ins.has(Modifier::Or)) {
+        op = Instruction::Or;
+      } else if (ins.has(Modifier::Xor)) {
+        op = Instruction::Xor;
+      }
+      r = for_each_lane(lanes, b_.getInt32(identity), [&](Value* lane, Value* acc) -> Value* {
+        Value* x = readlane(a, lane);
+        return id != Intrinsic::not_intrinsic ? b_.CreateBinaryIntrinsic(id, acc, x)
+                                              : b_.CreateBinOp(op, acc, x);
+      });
+    }
+    store(ins, dst, r, false);
+    return;
+  }
+  default:
+    unsupported(ins, "not a warp operation");
+  }
+}
+
+// ---------------------------------------------------------------- dispatch
+
+bool FunctionLowering::lower_gpu_instruction(const ptx::Instruction& ins) {
+  switch (ins.opcode) {
+  case Opcode::Bar:
+  case Opcode::Barrier:
+    gpu_barrier(ins);
+    return true;
+  case Opcode::Shfl:
+  case Opcode::Vote:
+  case Opcode::Match:
+  case Opcode::Redux:
+  case Opcode::Activemask:
+  case Opcode::Elect:
+    gpu_warp(ins);
+    return true;
+  case Opcode::Membar:
+  case Opcode::Fence:
+    gpu_fence(ins);
+    return true;
+  case Opcode::Isspacep: {
+    if (ins.num_operands != 2) unsupported(ins, "isspacep needs p and a");
+    Value* p =
+        b_.CreateIntToPtr(value(ins, ins.operands[1], b_.getInt64Ty(), false), b_.getPtrTy());
+    auto in_shared = [&] { return intrinsic(b_, Intrinsic::amdgcn_is_shared, {p}); };
+    auto in_private = [&] { return intrinsic(b_, Intrinsic::amdgcn_is_private, {p}); };
+    Value* r = nullptr;
+    if (ins.has(Modifier::Shared) || ins.has(Modifier::SharedCta))
+      r = in_shared();
+    else if (ins.has(Modifier::Local))
+      r = in_private();
+    else if (ins.has(Modifier::Global))
+      r = b_.CreateNot(b_.CreateOr(in_shared(), in_private()));
+    else
+      unsupported(ins, "isspacep for this state space is not supported yet");
+    store(ins, ins.operands[0], r, false);
+    return true;
+  }
+  case Opcode::Nanosleep:
+    gpu_yield();
+    return true;
+  case Opcode::Mma:
+  case Opcode::Wmma:
+  case Opcode::Ldmatrix:
+  case Opcode::Stmatrix:
+  case Opcode::Movmatrix:
+    gpu_unsupported("matrix operations (mma, wmma, ldmatrix, stmatrix, movmatrix)");
+  case Opcode::Tex:
+  case Opcode::Tld4:
+  case Opcode::Suld:
+  case Opcode::Sust:
+  case Opcode::Txq:
+  case Opcode::Suq:
+    gpu_unsupported("textures and surfaces");
+  default:
+    return false;
+  }
+}
+
+} // namespace mimic::codegen
