@@ -9,8 +9,9 @@
 #     (default 0.2; a random policy scores about -0.3, a good one above 1);
 #   - reproducibility: a second run with the same seed prints the same returns for its two
 #     iterations (the second's depends on the first's update: equal returns, equal training).
-# Nearly all of the time is OpenBLAS in the GEMMs: 4-5 s an iteration on a quiet 2-core
-# machine (about 70 s in all), several times that under load.
+# Nearly all of the time is OpenBLAS in the GEMMs. On the 2-core development machine: 36 s
+# with OpenBLAS's AVX2 kernels (OPENBLAS_CORETYPE=Haswell), 121 s with the SSE3 kernels it
+# picks there by itself, several minutes under heavy load.
 set -uo pipefail
 mimic=$1 nvcc=$2 work=$3
 here=$(cd "$(dirname "$0")" && pwd)
