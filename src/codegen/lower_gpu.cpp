@@ -835,6 +835,130 @@ void FunctionLowering::gpu_warp(const ptx::Instruction& ins) {
   }
 }
 
+// ---------------------------------------------------------------- matrix operations
+
+namespace {
+
+// Lane `source`'s value of `v` (an i32), read with ds_bpermute.
+Value* from_lane(IRBuilder<>& b, Value* source, Value* v) {
+  return intrinsic(b, Intrinsic::amdgcn_ds_bpermute, {b.CreateShl(source, 2), v});
+}
+
+} // namespace
+
+// ldmatrix / stmatrix .m8n8.x{1,2,4}{.trans}.b16 and movmatrix.m8n8.trans.b16, in the
+// layouts of the PTX ISA (as backends/cpu/matrix.cpp computes them): lane l's word q is row
+// l/4, columns 2(l%4) and 2(l%4)+1 of matrix q (with .trans, column l/4 of rows 2(l%4) and
+// 2(l%4)+1); lane 8q + r names the address of matrix q's row r, which the lanes that need it
+// read from it with ds_bpermute.
+void FunctionLowering::gpu_matrix_move(const ptx::Instruction& ins) {
+  Type* i32 = b_.getInt32Ty();
+  Type* i16 = b_.getInt16Ty();
+  Value* lane = gpu_lane();
+  Value* group = b_.CreateLShr(lane, 2);                   // l / 4
+  Value* in_group = b_.CreateAnd(lane, 3);                 // l % 4
+  if (ins.opcode == Opcode::Movmatrix) {
+    if (!ins.has(Modifier::Trans) || ins.num_operands != 2)
+      unsupported(ins, "movmatrix is .m8n8.trans.b16 d, a");
+    // The transposed word of lane l is elements (2(l%4), l/4) and (2(l%4)+1, l/4); element
+    // (r, c) is half c%2 of lane 4r + c/2's word.
+    Value* a = value(ins, ins.operands[1], i32, false);
+    Value* source = b_.CreateAdd(b_.CreateShl(in_group, 3), b_.CreateLShr(lane, 3));
+    Value* shift = b_.CreateShl(b_.CreateAnd(group, 1), 4);
+    Value* lo = b_.CreateAnd(b_.CreateLShr(from_lane(b_, source, a), shift), 0xffff);
+    Value* hi = b_.CreateAnd(b_.CreateLShr(from_lane(b_, b_.CreateAdd(source, b_.getInt32(4)), a), shift), 0xffff);
+    store(ins, ins.operands[0], b_.CreateOr(lo, b_.CreateShl(hi, 16)), false);
+    return;
+  }
+  bool load = ins.opcode == Opcode::Ldmatrix;
+  if (!ins.has(Modifier::B16) || ins.num_operands != 2)
+    unsupported(ins, "ldmatrix and stmatrix are .m8n8 .b16");
+  unsigned count = ins.has(Modifier::X4) ? 4 : ins.has(Modifier::X2) ? 2 : 1;
+  bool trans = ins.has(Modifier::Trans);
+  bool shared = ins.has(Modifier::Shared) || ins.has(Modifier::SharedCta);
+  const ptx::Operand& regs = ins.operands[load ? 0 : 1];
+  if (regs.kind != ptx::OperandKind::Vector || regs.count != count)
+    unsupported(ins, "a matrix .x" + std::to_string(count) + " takes " + std::to_string(count) + " registers");
+  Value* row = address(ins, ins.operands[load ? 1 : 0], shared ? Modifier::Shared : Modifier::None);
+  // Row addresses: 32-bit LDS addresses, or generic ones in two halves.
+  Value* row_lo = shared ? b_.CreatePtrToInt(row, i32) : b_.CreateTrunc(b_.CreatePtrToInt(row, b_.getInt64Ty()), i32);
+  Value* row_hi = shared ? nullptr : b_.CreateTrunc(b_.CreateLShr(b_.CreatePtrToInt(row, b_.getInt64Ty()), 32), i32);
+  auto row_of = [&](Value* source, Value* offset) -> Value* {
+    if (shared) {
+      Value* a = b_.CreateAdd(from_lane(b_, source, row_lo), offset);
+      return b_.CreateIntToPtr(a, PointerType::get(ctx(), kLdsSpace));
+    }
+    Value* a = b_.CreateOr(b_.CreateZExt(from_lane(b_, source, row_lo), b_.getInt64Ty()),
+                           b_.CreateShl(b_.CreateZExt(from_lane(b_, source, row_hi), b_.getInt64Ty()), 32));
+    return b_.CreateIntToPtr(b_.CreateAdd(a, b_.CreateZExt(offset, b_.getInt64Ty())), b_.getPtrTy());
+  };
+  for (unsigned q = 0; q < count; ++q) {
+    Value* base = b_.getInt32(8 * q);
+    if (!trans) { // row l/4, bytes 4(l%4)
+      Value* p = row_of(b_.CreateAdd(base, group), b_.CreateShl(in_group, 2));
+      if (load)
+        store(ins, regs.elems[q], b_.CreateAlignedLoad(i32, p, Align(4)), false);
+      else
+        b_.CreateAlignedStore(value(ins, regs.elems[q], i32, false), p, Align(4));
+      continue;
+    }
+    // Rows 2(l%4) and 2(l%4)+1, bytes 2(l/4).
+    Value* first = b_.CreateAdd(base, b_.CreateShl(in_group, 1));
+    Value* p0 = row_of(first, b_.CreateShl(group, 1));
+    Value* p1 = row_of(b_.CreateAdd(first, b_.getInt32(1)), b_.CreateShl(group, 1));
+    if (load) {
+      Value* lo = b_.CreateZExt(b_.CreateAlignedLoad(i16, p0, Align(2)), i32);
+      Value* hi = b_.CreateZExt(b_.CreateAlignedLoad(i16, p1, Align(2)), i32);
+      store(ins, regs.elems[q], b_.CreateOr(lo, b_.CreateShl(hi, 16)), false);
+    } else {
+      Value* v = value(ins, regs.elems[q], i32, false);
+      b_.CreateAlignedStore(b_.CreateTrunc(v, i16), p0, Align(2));
+      b_.CreateAlignedStore(b_.CreateTrunc(b_.CreateLShr(v, 16), i16), p1, Align(2));
+    }
+  }
+}
+
+// mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32 d, a, b, c in the PTX ISA's
+// fragment layouts (codegen/matrix_layout.h): with g = l/4 and t = l%4, lane l's d[i] is row
+// g + 8(i/2), column 2t + i%2. A[row][k] is half k%2 of register i/2 + 2(k/8) of lane
+// 4g + (k%8)/2; B[k][col] is half k%2 of register k/8 of lane 4col + (k%8)/2. Each lane
+// gathers its row of A and column of B with ds_bpermute and accumulates in f32 (fma, k in
+// order).
+void FunctionLowering::gpu_mma_m16n8k16(const ptx::Instruction& ins, bool bf16) {
+  Type* i32 = b_.getInt32Ty();
+  Type* f32 = b_.getFloatTy();
+  auto regs = [&](const ptx::Operand& list, unsigned n, Type* t) {
+    if (list.kind != ptx::OperandKind::Vector || list.count != n)
+      unsupported(ins, "mma.m16n8k16 takes 4 registers for d, a and c and 2 for b");
+    std::vector<Value*> v;
+    for (unsigned j = 0; j < n; ++j)
+      v.push_back(value(ins, list.elems[j], t, false));
+    return v;
+  };
+  std::vector<Value*> a = regs(ins.operands[1], 4, i32), b = regs(ins.operands[2], 2, i32);
+  std::vector<Value*> c = regs(ins.operands[3], 4, f32);
+  if (ins.operands[0].kind != ptx::OperandKind::Vector || ins.operands[0].count != 4)
+    unsupported(ins, "mma.m16n8k16 takes 4 registers for d");
+  Value* lane = gpu_lane();
+  Value* g = b_.CreateLShr(lane, 2);
+  Value* t = b_.CreateAnd(lane, 3);
+  auto element = [&](Value* word, unsigned half) {
+    Value* bits = b_.CreateTrunc(half ? b_.CreateLShr(word, 16) : word, b_.getInt16Ty());
+    return b_.CreateFPExt(b_.CreateBitCast(bits, bf16 ? b_.getBFloatTy() : b_.getHalfTy()), f32);
+  };
+  for (unsigned i = 0; i < 4; ++i) {
+    Value* acc = c[i];
+    Value* col = b_.CreateAdd(b_.CreateShl(t, 1), b_.getInt32(i % 2));
+    for (unsigned k = 0; k < 16; k += 2) { // k and k+1 are the two halves of one word
+      Value* a_word = from_lane(b_, b_.CreateAdd(b_.CreateShl(g, 2), b_.getInt32((k % 8) / 2)), a[i / 2 + 2 * (k / 8)]);
+      Value* b_word = from_lane(b_, b_.CreateAdd(b_.CreateShl(col, 2), b_.getInt32((k % 8) / 2)), b[k / 8]);
+      for (unsigned h = 0; h < 2; ++h)
+        acc = b_.CreateIntrinsic(Intrinsic::fma, {f32}, {element(a_word, h), element(b_word, h), acc});
+    }
+    store(ins, ins.operands[0].elems[i], acc, false);
+  }
+}
+
 // ---------------------------------------------------------------- dispatch
 
 bool FunctionLowering::lower_gpu_instruction(const ptx::Instruction& ins) {
@@ -876,12 +1000,8 @@ bool FunctionLowering::lower_gpu_instruction(const ptx::Instruction& ins) {
   case Opcode::Nanosleep:
     gpu_yield();
     return true;
-  case Opcode::Mma:
   case Opcode::Wmma:
-  case Opcode::Ldmatrix:
-  case Opcode::Stmatrix:
-  case Opcode::Movmatrix:
-    gpu_unsupported("matrix operations (mma, wmma, ldmatrix, stmatrix, movmatrix)");
+    gpu_unsupported("matrix operations (wmma)");
   case Opcode::Tex:
   case Opcode::Tld4:
   case Opcode::Suld:

@@ -229,6 +229,8 @@ private:
   void gpu_block_barrier();
   void gpu_named_barrier(const ptx::Instruction& ins);
   void gpu_init_named_barriers();
+  void gpu_matrix_move(const ptx::Instruction& ins);                // ldmatrix, stmatrix, movmatrix
+  void gpu_mma_m16n8k16(const ptx::Instruction& ins, bool bf16);    // f32 += f16|bf16 x f16|bf16
   void gpu_barrier(const ptx::Instruction& ins);
   void gpu_warp(const ptx::Instruction& ins);
   void gpu_fence(const ptx::Instruction& ins);

@@ -132,6 +132,17 @@ void FunctionLowering::lower_matrix(const ptx::Instruction& ins) {
     b_.CreateStore(b_.CreatePtrToInt(row, i64), fragment_slot(0));
   };
 
+  if (gpu()) { // lanes exchange fragments with ds_bpermute (lower_gpu.cpp)
+    if (ins.opcode == Opcode::Ldmatrix || ins.opcode == Opcode::Stmatrix || ins.opcode == Opcode::Movmatrix)
+      return gpu_matrix_move(ins);
+    if (ins.opcode == Opcode::Mma && ins.num_operands == 4 && types.size() == 4 && op.m == 16 && op.n == 8 &&
+        op.k == 16 && ins.has(Modifier::Row) && ins.has(Modifier::Col) && types[0] == MatrixType::F32 &&
+        types[3] == MatrixType::F32 && types[1] == types[2] &&
+        (types[1] == MatrixType::F16 || types[1] == MatrixType::BF16))
+      return gpu_mma_m16n8k16(ins, types[1] == MatrixType::BF16);
+    gpu_unsupported("this matrix operation (amdgpu has ldmatrix, stmatrix, movmatrix and "
+                    "mma.m16n8k16.row.col.f32 on f16/bf16)");
+  }
   if (ins.opcode == Opcode::Ldmatrix) {
     // ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}{.shared}.b16 d, [addr]
     auto dst = words_of(ins.operands[0]);
