@@ -8,6 +8,7 @@
 // generic address of the thread's frame (an alloca, private memory once the backend moves
 // allocas to address space 5), so cvta.local is the identity.
 #include "codegen/lower_impl.h"
+#include "codegen/matrix_layout.h"
 
 #include <llvm/IR/IntrinsicsAMDGPU.h>
 
@@ -959,6 +960,125 @@ void FunctionLowering::gpu_mma_m16n8k16(const ptx::Instruction& ins, bool bf16) 
   }
 }
 
+// The 32-bit words of a register list (a .b64 register is two), in order.
+namespace {
+
+struct FragmentShape {
+  unsigned rows, cols, bits, per_lane; // per_lane: elements each lane holds
+};
+
+FragmentShape fragment_shape(const MatrixOp& op, MatrixOperand which) {
+  return {matrix_rows(op, which), matrix_cols(op, which), matrix_type_bits(operand_type(op, which)),
+          fragment_elements(op, which)};
+}
+
+} // namespace
+
+// wmma.load / wmma.store: each lane reads or writes its own elements (row-major chunk l*E/32
+// of the logical matrix) at row * stride + col (column-major: col * stride + row).
+void FunctionLowering::gpu_wmma_memory(const ptx::Instruction& ins, const MatrixOp& op, uint32_t matrix,
+                                       bool column_major, Value* memory, Value* stride, bool load,
+                                       const ptx::Operand& regs) {
+  MatrixOperand which = matrix == 0 ? MatrixOperand::A : matrix == 1 ? MatrixOperand::B : MatrixOperand::C;
+  FragmentShape f = fragment_shape(op, which);
+  if (f.per_lane == 0 || (f.bits != 16 && f.bits != 32) || regs.kind != ptx::OperandKind::Vector ||
+      regs.count * 32 < f.per_lane * f.bits)
+    unsupported(ins, "this shape and type of wmma is not supported on amdgpu yet");
+  Type* i32 = b_.getInt32Ty();
+  Type* element = b_.getIntNTy(f.bits);
+  unsigned per_word = 32 / f.bits;
+  Value* first = b_.CreateMul(gpu_lane(), b_.getInt32(f.per_lane));
+  std::vector<Value*> words(regs.count, nullptr);
+  for (unsigned i = 0; i < f.per_lane; ++i) {
+    Value* e = b_.CreateAdd(first, b_.getInt32(i));
+    Value* row = b_.CreateUDiv(e, b_.getInt32(f.cols));
+    Value* col = b_.CreateURem(e, b_.getInt32(f.cols));
+    Value* index = column_major ? b_.CreateAdd(b_.CreateMul(col, stride), row) : b_.CreateAdd(b_.CreateMul(row, stride), col);
+    Value* p = b_.CreateGEP(element, memory, b_.CreateZExt(index, b_.getInt64Ty()));
+    unsigned w = i / per_word, shift = (i % per_word) * f.bits;
+    if (load) {
+      Value* v = b_.CreateZExt(b_.CreateAlignedLoad(element, p, Align(f.bits / 8)), i32);
+      v = shift ? b_.CreateShl(v, shift) : v;
+      words[w] = words[w] ? b_.CreateOr(words[w], v) : v;
+    } else {
+      if (!words[w])
+        words[w] = value(ins, regs.elems[w], i32, false);
+      Value* v = shift ? b_.CreateLShr(words[w], shift) : words[w];
+      b_.CreateAlignedStore(b_.CreateTrunc(v, element), p, Align(f.bits / 8));
+    }
+  }
+  if (load) // registers past the lane's elements (PTX's fragments are larger) read 0
+    for (unsigned w = 0; w < regs.count; ++w)
+      store(ins, regs.elems[w], words[w] ? words[w] : b_.getInt32(0), false);
+}
+
+// wmma.mma: lane l's d element i is (row, col) of its chunk; A[row][k] and B[k][col] are
+// read from the lanes whose chunks hold them with ds_bpermute (the element's place in the
+// chunk must be the same for every lane, as it is for the shapes here: checked at compile
+// time), converted to f32 (tf32 keeps 10 bits of mantissa) and accumulated with fma.
+void FunctionLowering::gpu_wmma_mma(const ptx::Instruction& ins, const MatrixOp& op) {
+  FragmentShape fa = fragment_shape(op, MatrixOperand::A), fb = fragment_shape(op, MatrixOperand::B),
+                fc = fragment_shape(op, MatrixOperand::C);
+  auto usable = [](MatrixType t) { return t == MatrixType::F16 || t == MatrixType::BF16 || t == MatrixType::TF32; };
+  if (!usable(op.a) || op.a != op.b || op.c != MatrixType::F32 || op.d != MatrixType::F32 || !fa.per_lane ||
+      !fb.per_lane || !fc.per_lane)
+    unsupported(ins, "wmma.mma on amdgpu takes f16, bf16 or tf32 with f32 accumulators");
+  // Where (lane-independent) in a chunk operand elements sit, for every lane.
+  auto uniform_index = [&](bool is_a, unsigned i, unsigned k) -> int {
+    int found = -1;
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      unsigned e = lane * fc.per_lane + i, row = e / fc.cols, col = e % fc.cols;
+      unsigned at = is_a ? row * fa.cols + k : k * fb.cols + col;
+      int index = int(at % (is_a ? fa.per_lane : fb.per_lane));
+      if (found >= 0 && index != found)
+        return -1;
+      found = index;
+    }
+    return found;
+  };
+  Type* i32 = b_.getInt32Ty();
+  Type* f32 = b_.getFloatTy();
+  auto regs = [&](const ptx::Operand& list, Type* t) {
+    if (list.kind != ptx::OperandKind::Vector)
+      unsupported(ins, "matrix operands are register lists");
+    std::vector<Value*> v;
+    for (const ptx::Operand& e : list.children())
+      v.push_back(value(ins, e, t, false));
+    return v;
+  };
+  std::vector<Value*> a = regs(ins.operands[1], i32), b = regs(ins.operands[2], i32), c = regs(ins.operands[3], f32);
+  const ptx::Operand& d = ins.operands[0];
+  if (d.kind != ptx::OperandKind::Vector || d.count != fc.per_lane || c.size() != fc.per_lane ||
+      a.size() * 32 < fa.per_lane * fa.bits || b.size() * 32 < fb.per_lane * fb.bits)
+    unsupported(ins, "wmma.mma's register lists do not match its shape");
+  auto to_float = [&](Value* word, unsigned index, unsigned bits) -> Value* {
+    if (bits == 32) // tf32: the upper 19 bits of an f32
+      return b_.CreateBitCast(b_.CreateAnd(word, 0xffffe000u), f32);
+    Value* half = b_.CreateTrunc(index % 2 ? b_.CreateLShr(word, 16) : word, b_.getInt16Ty());
+    return b_.CreateFPExt(b_.CreateBitCast(half, op.a == MatrixType::BF16 ? b_.getBFloatTy() : b_.getHalfTy()), f32);
+  };
+  Value* lane = gpu_lane();
+  for (unsigned i = 0; i < fc.per_lane; ++i) {
+    Value* e = b_.CreateAdd(b_.CreateMul(lane, b_.getInt32(fc.per_lane)), b_.getInt32(i));
+    Value* row = b_.CreateUDiv(e, b_.getInt32(fc.cols));
+    Value* col = b_.CreateURem(e, b_.getInt32(fc.cols));
+    Value* acc = c[i];
+    for (unsigned k = 0; k < fa.cols; ++k) {
+      int ia = uniform_index(true, i, k), ib = uniform_index(false, i, k);
+      if (ia < 0 || ib < 0)
+        unsupported(ins, "this wmma shape is not supported on amdgpu yet");
+      Value* a_lane = b_.CreateUDiv(b_.CreateAdd(b_.CreateMul(row, b_.getInt32(fa.cols)), b_.getInt32(k)),
+                                    b_.getInt32(fa.per_lane));
+      Value* b_lane = b_.CreateUDiv(b_.CreateAdd(b_.getInt32(k * fb.cols), col), b_.getInt32(fb.per_lane));
+      unsigned a_per_word = 32 / fa.bits, b_per_word = 32 / fb.bits;
+      Value* x = to_float(from_lane(b_, a_lane, a[unsigned(ia) / a_per_word]), unsigned(ia), fa.bits);
+      Value* y = to_float(from_lane(b_, b_lane, b[unsigned(ib) / b_per_word]), unsigned(ib), fb.bits);
+      acc = b_.CreateIntrinsic(Intrinsic::fma, {f32}, {x, y, acc});
+    }
+    store(ins, d.elems[i], acc, false);
+  }
+}
+
 // ---------------------------------------------------------------- dispatch
 
 bool FunctionLowering::lower_gpu_instruction(const ptx::Instruction& ins) {
@@ -1000,8 +1120,6 @@ bool FunctionLowering::lower_gpu_instruction(const ptx::Instruction& ins) {
   case Opcode::Nanosleep:
     gpu_yield();
     return true;
-  case Opcode::Wmma:
-    gpu_unsupported("matrix operations (wmma)");
   case Opcode::Tex:
   case Opcode::Tld4:
   case Opcode::Suld:

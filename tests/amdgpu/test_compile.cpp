@@ -284,6 +284,39 @@ TEST(AmdgpuCompile, MmaGathersTheElementsTheLayoutPlaces) {
   }
 }
 
+// gpu_wmma_mma's lanes for A[row][k] and B[k][col] (the chunk (row * K + k) / E, at a
+// lane-independent place) agree with matrix_layout.h's wmma layout.
+TEST(AmdgpuCompile, WmmaGathersTheElementsTheLayoutPlaces) {
+  using codegen::MatrixOperand;
+  struct Shape {
+    unsigned k;
+    codegen::MatrixType type;
+  };
+  for (Shape shape : {Shape{16, codegen::MatrixType::F16}, Shape{16, codegen::MatrixType::BF16},
+                      Shape{8, codegen::MatrixType::TF32}}) {
+    codegen::MatrixOp op;
+    op.kind = codegen::MatrixOp::Wmma;
+    op.m = 16, op.n = 16, op.k = uint8_t(shape.k);
+    op.a = op.b = shape.type;
+    op.c = op.d = codegen::MatrixType::F32;
+    unsigned ea = codegen::fragment_elements(op, MatrixOperand::A), eb = codegen::fragment_elements(op, MatrixOperand::B),
+             ec = codegen::fragment_elements(op, MatrixOperand::C);
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (unsigned i = 0; i < ec; ++i) {
+        unsigned row, col, r, c;
+        codegen::fragment_position(op, MatrixOperand::C, lane, i, row, col);
+        for (unsigned k = 0; k < shape.k; ++k) {
+          unsigned at = row * shape.k + k;
+          codegen::fragment_position(op, MatrixOperand::A, at / ea, at % ea, r, c);
+          EXPECT_TRUE(r == row && c == k) << "A of lane " << lane << " element " << i << " k " << k;
+          at = k * 16 + col;
+          codegen::fragment_position(op, MatrixOperand::B, at / eb, at % eb, r, c);
+          EXPECT_TRUE(r == k && c == col) << "B of lane " << lane << " element " << i << " k " << k;
+        }
+      }
+  }
+}
+
 TEST(AmdgpuCompile, UntranslatableKernelIsNamedWithItsLine) {
   auto p = program(R"(
 .visible .entry fine() { ret; }
@@ -291,7 +324,7 @@ TEST(AmdgpuCompile, UntranslatableKernelIsNamedWithItsLine) {
   .reg .b32 %r<3>;
   .reg .b64 %rd<2>;
   mov.u32 %r1, %tid.x;
-  wmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%r1, %r1, %r1, %r1, %r1, %r1, %r1, %r1}, [%rd1], 16;
+  suq.width.b32 %r2, [%rd1];
   ret;
 }
 )");
@@ -299,7 +332,7 @@ TEST(AmdgpuCompile, UntranslatableKernelIsNamedWithItsLine) {
   auto co = amdgpu::compile_code_object(*p, "gfx1100", nullptr);
   ASSERT_FALSE(co);
   EXPECT_NE(co.error().message().find(
-                "kernel 'warps': line 10: not supported on amdgpu yet: matrix operations (wmma)"),
+                "kernel 'warps': line 10: not supported on amdgpu yet: textures and surfaces"),
             std::string::npos)
       << co.error().message();
   EXPECT_EQ(co.error().message().find("'fine'"), std::string::npos) << co.error().message();
