@@ -856,8 +856,8 @@ void FunctionLowering::gpu_matrix_move(const ptx::Instruction& ins) {
   Type* i32 = b_.getInt32Ty();
   Type* i16 = b_.getInt16Ty();
   Value* lane = gpu_lane();
-  Value* group = b_.CreateLShr(lane, 2);                   // l / 4
-  Value* in_group = b_.CreateAnd(lane, 3);                 // l % 4
+  Value* group = b_.CreateLShr(lane, 2);   // l / 4
+  Value* in_group = b_.CreateAnd(lane, 3); // l % 4
   if (ins.opcode == Opcode::Movmatrix) {
     if (!ins.has(Modifier::Trans) || ins.num_operands != 2)
       unsupported(ins, "movmatrix is .m8n8.trans.b16 d, a");
@@ -867,7 +867,8 @@ void FunctionLowering::gpu_matrix_move(const ptx::Instruction& ins) {
     Value* source = b_.CreateAdd(b_.CreateShl(in_group, 3), b_.CreateLShr(lane, 3));
     Value* shift = b_.CreateShl(b_.CreateAnd(group, 1), 4);
     Value* lo = b_.CreateAnd(b_.CreateLShr(from_lane(b_, source, a), shift), 0xffff);
-    Value* hi = b_.CreateAnd(b_.CreateLShr(from_lane(b_, b_.CreateAdd(source, b_.getInt32(4)), a), shift), 0xffff);
+    Value* hi = b_.CreateAnd(
+        b_.CreateLShr(from_lane(b_, b_.CreateAdd(source, b_.getInt32(4)), a), shift), 0xffff);
     store(ins, ins.operands[0], b_.CreateOr(lo, b_.CreateShl(hi, 16)), false);
     return;
   }
@@ -879,19 +880,25 @@ void FunctionLowering::gpu_matrix_move(const ptx::Instruction& ins) {
   bool shared = ins.has(Modifier::Shared) || ins.has(Modifier::SharedCta);
   const ptx::Operand& regs = ins.operands[load ? 0 : 1];
   if (regs.kind != ptx::OperandKind::Vector || regs.count != count)
-    unsupported(ins, "a matrix .x" + std::to_string(count) + " takes " + std::to_string(count) + " registers");
+    unsupported(ins, "a matrix .x" + std::to_string(count) + " takes " + std::to_string(count) +
+                         " registers");
   Value* row = address(ins, ins.operands[load ? 1 : 0], shared ? Modifier::Shared : Modifier::None);
   // Row addresses: 32-bit LDS addresses, or generic ones in two halves.
-  Value* row_lo = shared ? b_.CreatePtrToInt(row, i32) : b_.CreateTrunc(b_.CreatePtrToInt(row, b_.getInt64Ty()), i32);
-  Value* row_hi = shared ? nullptr : b_.CreateTrunc(b_.CreateLShr(b_.CreatePtrToInt(row, b_.getInt64Ty()), 32), i32);
+  Value* row_lo = shared ? b_.CreatePtrToInt(row, i32)
+                         : b_.CreateTrunc(b_.CreatePtrToInt(row, b_.getInt64Ty()), i32);
+  Value* row_hi =
+      shared ? nullptr
+             : b_.CreateTrunc(b_.CreateLShr(b_.CreatePtrToInt(row, b_.getInt64Ty()), 32), i32);
   auto row_of = [&](Value* source, Value* offset) -> Value* {
     if (shared) {
       Value* a = b_.CreateAdd(from_lane(b_, source, row_lo), offset);
       return b_.CreateIntToPtr(a, PointerType::get(ctx(), kLdsSpace));
     }
-    Value* a = b_.CreateOr(b_.CreateZExt(from_lane(b_, source, row_lo), b_.getInt64Ty()),
-                           b_.CreateShl(b_.CreateZExt(from_lane(b_, source, row_hi), b_.getInt64Ty()), 32));
-    return b_.CreateIntToPtr(b_.CreateAdd(a, b_.CreateZExt(offset, b_.getInt64Ty())), b_.getPtrTy());
+    Value* a = b_.CreateOr(
+        b_.CreateZExt(from_lane(b_, source, row_lo), b_.getInt64Ty()),
+        b_.CreateShl(b_.CreateZExt(from_lane(b_, source, row_hi), b_.getInt64Ty()), 32));
+    return b_.CreateIntToPtr(b_.CreateAdd(a, b_.CreateZExt(offset, b_.getInt64Ty())),
+                             b_.getPtrTy());
   };
   for (unsigned q = 0; q < count; ++q) {
     Value* base = b_.getInt32(8 * q);
@@ -951,10 +958,13 @@ void FunctionLowering::gpu_mma_m16n8k16(const ptx::Instruction& ins, bool bf16) 
     Value* acc = c[i];
     Value* col = b_.CreateAdd(b_.CreateShl(t, 1), b_.getInt32(i % 2));
     for (unsigned k = 0; k < 16; k += 2) { // k and k+1 are the two halves of one word
-      Value* a_word = from_lane(b_, b_.CreateAdd(b_.CreateShl(g, 2), b_.getInt32((k % 8) / 2)), a[i / 2 + 2 * (k / 8)]);
-      Value* b_word = from_lane(b_, b_.CreateAdd(b_.CreateShl(col, 2), b_.getInt32((k % 8) / 2)), b[k / 8]);
+      Value* a_word = from_lane(b_, b_.CreateAdd(b_.CreateShl(g, 2), b_.getInt32((k % 8) / 2)),
+                                a[i / 2 + 2 * (k / 8)]);
+      Value* b_word =
+          from_lane(b_, b_.CreateAdd(b_.CreateShl(col, 2), b_.getInt32((k % 8) / 2)), b[k / 8]);
       for (unsigned h = 0; h < 2; ++h)
-        acc = b_.CreateIntrinsic(Intrinsic::fma, {f32}, {element(a_word, h), element(b_word, h), acc});
+        acc = b_.CreateIntrinsic(Intrinsic::fma, {f32},
+                                 {element(a_word, h), element(b_word, h), acc});
     }
     store(ins, ins.operands[0].elems[i], acc, false);
   }
@@ -976,10 +986,12 @@ FragmentShape fragment_shape(const MatrixOp& op, MatrixOperand which) {
 
 // wmma.load / wmma.store: each lane reads or writes its own elements (row-major chunk l*E/32
 // of the logical matrix) at row * stride + col (column-major: col * stride + row).
-void FunctionLowering::gpu_wmma_memory(const ptx::Instruction& ins, const MatrixOp& op, uint32_t matrix,
-                                       bool column_major, Value* memory, Value* stride, bool load,
-                                       const ptx::Operand& regs) {
-  MatrixOperand which = matrix == 0 ? MatrixOperand::A : matrix == 1 ? MatrixOperand::B : MatrixOperand::C;
+void FunctionLowering::gpu_wmma_memory(const ptx::Instruction& ins, const MatrixOp& op,
+                                       uint32_t matrix, bool column_major, Value* memory,
+                                       Value* stride, bool load, const ptx::Operand& regs) {
+  MatrixOperand which = matrix == 0   ? MatrixOperand::A
+                        : matrix == 1 ? MatrixOperand::B
+                                      : MatrixOperand::C;
   FragmentShape f = fragment_shape(op, which);
   if (f.per_lane == 0 || (f.bits != 16 && f.bits != 32) || regs.kind != ptx::OperandKind::Vector ||
       regs.count * 32 < f.per_lane * f.bits)
@@ -993,7 +1005,8 @@ void FunctionLowering::gpu_wmma_memory(const ptx::Instruction& ins, const Matrix
     Value* e = b_.CreateAdd(first, b_.getInt32(i));
     Value* row = b_.CreateUDiv(e, b_.getInt32(f.cols));
     Value* col = b_.CreateURem(e, b_.getInt32(f.cols));
-    Value* index = column_major ? b_.CreateAdd(b_.CreateMul(col, stride), row) : b_.CreateAdd(b_.CreateMul(row, stride), col);
+    Value* index = column_major ? b_.CreateAdd(b_.CreateMul(col, stride), row)
+                                : b_.CreateAdd(b_.CreateMul(row, stride), col);
     Value* p = b_.CreateGEP(element, memory, b_.CreateZExt(index, b_.getInt64Ty()));
     unsigned w = i / per_word, shift = (i % per_word) * f.bits;
     if (load) {
@@ -1001,8 +1014,7 @@ void FunctionLowering::gpu_wmma_memory(const ptx::Instruction& ins, const Matrix
       v = shift ? b_.CreateShl(v, shift) : v;
       words[w] = words[w] ? b_.CreateOr(words[w], v) : v;
     } else {
-      if (!words[w])
-        words[w] = value(ins, regs.elems[w], i32, false);
+      if (!words[w]) words[w] = value(ins, regs.elems[w], i32, false);
       Value* v = shift ? b_.CreateLShr(words[w], shift) : words[w];
       b_.CreateAlignedStore(b_.CreateTrunc(v, element), p, Align(f.bits / 8));
     }
@@ -1017,11 +1029,14 @@ void FunctionLowering::gpu_wmma_memory(const ptx::Instruction& ins, const Matrix
 // chunk must be the same for every lane, as it is for the shapes here: checked at compile
 // time), converted to f32 (tf32 keeps 10 bits of mantissa) and accumulated with fma.
 void FunctionLowering::gpu_wmma_mma(const ptx::Instruction& ins, const MatrixOp& op) {
-  FragmentShape fa = fragment_shape(op, MatrixOperand::A), fb = fragment_shape(op, MatrixOperand::B),
+  FragmentShape fa = fragment_shape(op, MatrixOperand::A),
+                fb = fragment_shape(op, MatrixOperand::B),
                 fc = fragment_shape(op, MatrixOperand::C);
-  auto usable = [](MatrixType t) { return t == MatrixType::F16 || t == MatrixType::BF16 || t == MatrixType::TF32; };
-  if (!usable(op.a) || op.a != op.b || op.c != MatrixType::F32 || op.d != MatrixType::F32 || !fa.per_lane ||
-      !fb.per_lane || !fc.per_lane)
+  auto usable = [](MatrixType t) {
+    return t == MatrixType::F16 || t == MatrixType::BF16 || t == MatrixType::TF32;
+  };
+  if (!usable(op.a) || op.a != op.b || op.c != MatrixType::F32 || op.d != MatrixType::F32 ||
+      !fa.per_lane || !fb.per_lane || !fc.per_lane)
     unsupported(ins, "wmma.mma on amdgpu takes f16, bf16 or tf32 with f32 accumulators");
   // Where (lane-independent) in a chunk operand elements sit, for every lane.
   auto uniform_index = [&](bool is_a, unsigned i, unsigned k) -> int {
@@ -1030,8 +1045,7 @@ void FunctionLowering::gpu_wmma_mma(const ptx::Instruction& ins, const MatrixOp&
       unsigned e = lane * fc.per_lane + i, row = e / fc.cols, col = e % fc.cols;
       unsigned at = is_a ? row * fa.cols + k : k * fb.cols + col;
       int index = int(at % (is_a ? fa.per_lane : fb.per_lane));
-      if (found >= 0 && index != found)
-        return -1;
+      if (found >= 0 && index != found) return -1;
       found = index;
     }
     return found;
@@ -1046,7 +1060,8 @@ void FunctionLowering::gpu_wmma_mma(const ptx::Instruction& ins, const MatrixOp&
       v.push_back(value(ins, e, t, false));
     return v;
   };
-  std::vector<Value*> a = regs(ins.operands[1], i32), b = regs(ins.operands[2], i32), c = regs(ins.operands[3], f32);
+  std::vector<Value*> a = regs(ins.operands[1], i32), b = regs(ins.operands[2], i32),
+                      c = regs(ins.operands[3], f32);
   const ptx::Operand& d = ins.operands[0];
   if (d.kind != ptx::OperandKind::Vector || d.count != fc.per_lane || c.size() != fc.per_lane ||
       a.size() * 32 < fa.per_lane * fa.bits || b.size() * 32 < fb.per_lane * fb.bits)
@@ -1055,7 +1070,8 @@ void FunctionLowering::gpu_wmma_mma(const ptx::Instruction& ins, const MatrixOp&
     if (bits == 32) // tf32: the upper 19 bits of an f32
       return b_.CreateBitCast(b_.CreateAnd(word, 0xffffe000u), f32);
     Value* half = b_.CreateTrunc(index % 2 ? b_.CreateLShr(word, 16) : word, b_.getInt16Ty());
-    return b_.CreateFPExt(b_.CreateBitCast(half, op.a == MatrixType::BF16 ? b_.getBFloatTy() : b_.getHalfTy()), f32);
+    return b_.CreateFPExt(
+        b_.CreateBitCast(half, op.a == MatrixType::BF16 ? b_.getBFloatTy() : b_.getHalfTy()), f32);
   };
   Value* lane = gpu_lane();
   for (unsigned i = 0; i < fc.per_lane; ++i) {
@@ -1065,14 +1081,17 @@ void FunctionLowering::gpu_wmma_mma(const ptx::Instruction& ins, const MatrixOp&
     Value* acc = c[i];
     for (unsigned k = 0; k < fa.cols; ++k) {
       int ia = uniform_index(true, i, k), ib = uniform_index(false, i, k);
-      if (ia < 0 || ib < 0)
-        unsupported(ins, "this wmma shape is not supported on amdgpu yet");
-      Value* a_lane = b_.CreateUDiv(b_.CreateAdd(b_.CreateMul(row, b_.getInt32(fa.cols)), b_.getInt32(k)),
-                                    b_.getInt32(fa.per_lane));
-      Value* b_lane = b_.CreateUDiv(b_.CreateAdd(b_.getInt32(k * fb.cols), col), b_.getInt32(fb.per_lane));
+      if (ia < 0 || ib < 0) unsupported(ins, "this wmma shape is not supported on amdgpu yet");
+      Value* a_lane =
+          b_.CreateUDiv(b_.CreateAdd(b_.CreateMul(row, b_.getInt32(fa.cols)), b_.getInt32(k)),
+                        b_.getInt32(fa.per_lane));
+      Value* b_lane =
+          b_.CreateUDiv(b_.CreateAdd(b_.getInt32(k * fb.cols), col), b_.getInt32(fb.per_lane));
       unsigned a_per_word = 32 / fa.bits, b_per_word = 32 / fb.bits;
-      Value* x = to_float(from_lane(b_, a_lane, a[unsigned(ia) / a_per_word]), unsigned(ia), fa.bits);
-      Value* y = to_float(from_lane(b_, b_lane, b[unsigned(ib) / b_per_word]), unsigned(ib), fb.bits);
+      Value* x =
+          to_float(from_lane(b_, a_lane, a[unsigned(ia) / a_per_word]), unsigned(ia), fa.bits);
+      Value* y =
+          to_float(from_lane(b_, b_lane, b[unsigned(ib) / b_per_word]), unsigned(ib), fb.bits);
       acc = b_.CreateIntrinsic(Intrinsic::fma, {f32}, {x, y, acc});
     }
     store(ins, d.elems[i], acc, false);

@@ -299,7 +299,8 @@ TEST(AmdgpuCompile, WmmaGathersTheElementsTheLayoutPlaces) {
     op.m = 16, op.n = 16, op.k = uint8_t(shape.k);
     op.a = op.b = shape.type;
     op.c = op.d = codegen::MatrixType::F32;
-    unsigned ea = codegen::fragment_elements(op, MatrixOperand::A), eb = codegen::fragment_elements(op, MatrixOperand::B),
+    unsigned ea = codegen::fragment_elements(op, MatrixOperand::A),
+             eb = codegen::fragment_elements(op, MatrixOperand::B),
              ec = codegen::fragment_elements(op, MatrixOperand::C);
     for (unsigned lane = 0; lane < 32; ++lane)
       for (unsigned i = 0; i < ec; ++i) {
