@@ -8,6 +8,7 @@
 // generic address of the thread's frame (an alloca, private memory once the backend moves
 // allocas to address space 5), so cvta.local is the identity.
 #include "codegen/lower_impl.h"
+#include "codegen/matrix_layout.h"
 
 #include <llvm/IR/IntrinsicsAMDGPU.h>
 
@@ -835,6 +836,268 @@ void FunctionLowering::gpu_warp(const ptx::Instruction& ins) {
   }
 }
 
+// ---------------------------------------------------------------- matrix operations
+
+namespace {
+
+// Lane `source`'s value of `v` (an i32), read with ds_bpermute.
+Value* from_lane(IRBuilder<>& b, Value* source, Value* v) {
+  return intrinsic(b, Intrinsic::amdgcn_ds_bpermute, {b.CreateShl(source, 2), v});
+}
+
+} // namespace
+
+// ldmatrix / stmatrix .m8n8.x{1,2,4}{.trans}.b16 and movmatrix.m8n8.trans.b16, in the
+// layouts of the PTX ISA (as backends/cpu/matrix.cpp computes them): lane l's word q is row
+// l/4, columns 2(l%4) and 2(l%4)+1 of matrix q (with .trans, column l/4 of rows 2(l%4) and
+// 2(l%4)+1); lane 8q + r names the address of matrix q's row r, which the lanes that need it
+// read from it with ds_bpermute.
+void FunctionLowering::gpu_matrix_move(const ptx::Instruction& ins) {
+  Type* i32 = b_.getInt32Ty();
+  Type* i16 = b_.getInt16Ty();
+  Value* lane = gpu_lane();
+  Value* group = b_.CreateLShr(lane, 2);   // l / 4
+  Value* in_group = b_.CreateAnd(lane, 3); // l % 4
+  if (ins.opcode == Opcode::Movmatrix) {
+    if (!ins.has(Modifier::Trans) || ins.num_operands != 2)
+      unsupported(ins, "movmatrix is .m8n8.trans.b16 d, a");
+    // The transposed word of lane l is elements (2(l%4), l/4) and (2(l%4)+1, l/4); element
+    // (r, c) is half c%2 of lane 4r + c/2's word.
+    Value* a = value(ins, ins.operands[1], i32, false);
+    Value* source = b_.CreateAdd(b_.CreateShl(in_group, 3), b_.CreateLShr(lane, 3));
+    Value* shift = b_.CreateShl(b_.CreateAnd(group, 1), 4);
+    Value* lo = b_.CreateAnd(b_.CreateLShr(from_lane(b_, source, a), shift), 0xffff);
+    Value* hi = b_.CreateAnd(
+        b_.CreateLShr(from_lane(b_, b_.CreateAdd(source, b_.getInt32(4)), a), shift), 0xffff);
+    store(ins, ins.operands[0], b_.CreateOr(lo, b_.CreateShl(hi, 16)), false);
+    return;
+  }
+  bool load = ins.opcode == Opcode::Ldmatrix;
+  if (!ins.has(Modifier::B16) || ins.num_operands != 2)
+    unsupported(ins, "ldmatrix and stmatrix are .m8n8 .b16");
+  unsigned count = ins.has(Modifier::X4) ? 4 : ins.has(Modifier::X2) ? 2 : 1;
+  bool trans = ins.has(Modifier::Trans);
+  bool shared = ins.has(Modifier::Shared) || ins.has(Modifier::SharedCta);
+  const ptx::Operand& regs = ins.operands[load ? 0 : 1];
+  if (regs.kind != ptx::OperandKind::Vector || regs.count != count)
+    unsupported(ins, "a matrix .x" + std::to_string(count) + " takes " + std::to_string(count) +
+                         " registers");
+  Value* row = address(ins, ins.operands[load ? 1 : 0], shared ? Modifier::Shared : Modifier::None);
+  // Row addresses: 32-bit LDS addresses, or generic ones in two halves.
+  Value* row_lo = shared ? b_.CreatePtrToInt(row, i32)
+                         : b_.CreateTrunc(b_.CreatePtrToInt(row, b_.getInt64Ty()), i32);
+  Value* row_hi =
+      shared ? nullptr
+             : b_.CreateTrunc(b_.CreateLShr(b_.CreatePtrToInt(row, b_.getInt64Ty()), 32), i32);
+  auto row_of = [&](Value* source, Value* offset) -> Value* {
+    if (shared) {
+      Value* a = b_.CreateAdd(from_lane(b_, source, row_lo), offset);
+      return b_.CreateIntToPtr(a, PointerType::get(ctx(), kLdsSpace));
+    }
+    Value* a = b_.CreateOr(
+        b_.CreateZExt(from_lane(b_, source, row_lo), b_.getInt64Ty()),
+        b_.CreateShl(b_.CreateZExt(from_lane(b_, source, row_hi), b_.getInt64Ty()), 32));
+    return b_.CreateIntToPtr(b_.CreateAdd(a, b_.CreateZExt(offset, b_.getInt64Ty())),
+                             b_.getPtrTy());
+  };
+  for (unsigned q = 0; q < count; ++q) {
+    Value* base = b_.getInt32(8 * q);
+    if (!trans) { // row l/4, bytes 4(l%4)
+      Value* p = row_of(b_.CreateAdd(base, group), b_.CreateShl(in_group, 2));
+      if (load)
+        store(ins, regs.elems[q], b_.CreateAlignedLoad(i32, p, Align(4)), false);
+      else
+        b_.CreateAlignedStore(value(ins, regs.elems[q], i32, false), p, Align(4));
+      continue;
+    }
+    // Rows 2(l%4) and 2(l%4)+1, bytes 2(l/4).
+    Value* first = b_.CreateAdd(base, b_.CreateShl(in_group, 1));
+    Value* p0 = row_of(first, b_.CreateShl(group, 1));
+    Value* p1 = row_of(b_.CreateAdd(first, b_.getInt32(1)), b_.CreateShl(group, 1));
+    if (load) {
+      Value* lo = b_.CreateZExt(b_.CreateAlignedLoad(i16, p0, Align(2)), i32);
+      Value* hi = b_.CreateZExt(b_.CreateAlignedLoad(i16, p1, Align(2)), i32);
+      store(ins, regs.elems[q], b_.CreateOr(lo, b_.CreateShl(hi, 16)), false);
+    } else {
+      Value* v = value(ins, regs.elems[q], i32, false);
+      b_.CreateAlignedStore(b_.CreateTrunc(v, i16), p0, Align(2));
+      b_.CreateAlignedStore(b_.CreateTrunc(b_.CreateLShr(v, 16), i16), p1, Align(2));
+    }
+  }
+}
+
+// mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32 d, a, b, c in the PTX ISA's
+// fragment layouts (codegen/matrix_layout.h): with g = l/4 and t = l%4, lane l's d[i] is row
+// g + 8(i/2), column 2t + i%2. A[row][k] is half k%2 of register i/2 + 2(k/8) of lane
+// 4g + (k%8)/2; B[k][col] is half k%2 of register k/8 of lane 4col + (k%8)/2. Each lane
+// gathers its row of A and column of B with ds_bpermute and accumulates in f32 (fma, k in
+// order).
+void FunctionLowering::gpu_mma_m16n8k16(const ptx::Instruction& ins, bool bf16) {
+  Type* i32 = b_.getInt32Ty();
+  Type* f32 = b_.getFloatTy();
+  auto regs = [&](const ptx::Operand& list, unsigned n, Type* t) {
+    if (list.kind != ptx::OperandKind::Vector || list.count != n)
+      unsupported(ins, "mma.m16n8k16 takes 4 registers for d, a and c and 2 for b");
+    std::vector<Value*> v;
+    for (unsigned j = 0; j < n; ++j)
+      v.push_back(value(ins, list.elems[j], t, false));
+    return v;
+  };
+  std::vector<Value*> a = regs(ins.operands[1], 4, i32), b = regs(ins.operands[2], 2, i32);
+  std::vector<Value*> c = regs(ins.operands[3], 4, f32);
+  if (ins.operands[0].kind != ptx::OperandKind::Vector || ins.operands[0].count != 4)
+    unsupported(ins, "mma.m16n8k16 takes 4 registers for d");
+  Value* lane = gpu_lane();
+  Value* g = b_.CreateLShr(lane, 2);
+  Value* t = b_.CreateAnd(lane, 3);
+  auto element = [&](Value* word, unsigned half) {
+    Value* bits = b_.CreateTrunc(half ? b_.CreateLShr(word, 16) : word, b_.getInt16Ty());
+    return b_.CreateFPExt(b_.CreateBitCast(bits, bf16 ? b_.getBFloatTy() : b_.getHalfTy()), f32);
+  };
+  for (unsigned i = 0; i < 4; ++i) {
+    Value* acc = c[i];
+    Value* col = b_.CreateAdd(b_.CreateShl(t, 1), b_.getInt32(i % 2));
+    for (unsigned k = 0; k < 16; k += 2) { // k and k+1 are the two halves of one word
+      Value* a_word = from_lane(b_, b_.CreateAdd(b_.CreateShl(g, 2), b_.getInt32((k % 8) / 2)),
+                                a[i / 2 + 2 * (k / 8)]);
+      Value* b_word =
+          from_lane(b_, b_.CreateAdd(b_.CreateShl(col, 2), b_.getInt32((k % 8) / 2)), b[k / 8]);
+      for (unsigned h = 0; h < 2; ++h)
+        acc = b_.CreateIntrinsic(Intrinsic::fma, {f32},
+                                 {element(a_word, h), element(b_word, h), acc});
+    }
+    store(ins, ins.operands[0].elems[i], acc, false);
+  }
+}
+
+// The 32-bit words of a register list (a .b64 register is two), in order.
+namespace {
+
+struct FragmentShape {
+  unsigned rows, cols, bits, per_lane; // per_lane: elements each lane holds
+};
+
+FragmentShape fragment_shape(const MatrixOp& op, MatrixOperand which) {
+  return {matrix_rows(op, which), matrix_cols(op, which), matrix_type_bits(operand_type(op, which)),
+          fragment_elements(op, which)};
+}
+
+} // namespace
+
+// wmma.load / wmma.store: each lane reads or writes its own elements (row-major chunk l*E/32
+// of the logical matrix) at row * stride + col (column-major: col * stride + row).
+void FunctionLowering::gpu_wmma_memory(const ptx::Instruction& ins, const MatrixOp& op,
+                                       uint32_t matrix, bool column_major, Value* memory,
+                                       Value* stride, bool load, const ptx::Operand& regs) {
+  MatrixOperand which = matrix == 0   ? MatrixOperand::A
+                        : matrix == 1 ? MatrixOperand::B
+                                      : MatrixOperand::C;
+  FragmentShape f = fragment_shape(op, which);
+  if (f.per_lane == 0 || (f.bits != 16 && f.bits != 32) || regs.kind != ptx::OperandKind::Vector ||
+      regs.count * 32 < f.per_lane * f.bits)
+    unsupported(ins, "this shape and type of wmma is not supported on amdgpu yet");
+  Type* i32 = b_.getInt32Ty();
+  Type* element = b_.getIntNTy(f.bits);
+  unsigned per_word = 32 / f.bits;
+  Value* first = b_.CreateMul(gpu_lane(), b_.getInt32(f.per_lane));
+  std::vector<Value*> words(regs.count, nullptr);
+  for (unsigned i = 0; i < f.per_lane; ++i) {
+    Value* e = b_.CreateAdd(first, b_.getInt32(i));
+    Value* row = b_.CreateUDiv(e, b_.getInt32(f.cols));
+    Value* col = b_.CreateURem(e, b_.getInt32(f.cols));
+    Value* index = column_major ? b_.CreateAdd(b_.CreateMul(col, stride), row)
+                                : b_.CreateAdd(b_.CreateMul(row, stride), col);
+    Value* p = b_.CreateGEP(element, memory, b_.CreateZExt(index, b_.getInt64Ty()));
+    unsigned w = i / per_word, shift = (i % per_word) * f.bits;
+    if (load) {
+      Value* v = b_.CreateZExt(b_.CreateAlignedLoad(element, p, Align(f.bits / 8)), i32);
+      v = shift ? b_.CreateShl(v, shift) : v;
+      words[w] = words[w] ? b_.CreateOr(words[w], v) : v;
+    } else {
+      if (!words[w]) words[w] = value(ins, regs.elems[w], i32, false);
+      Value* v = shift ? b_.CreateLShr(words[w], shift) : words[w];
+      b_.CreateAlignedStore(b_.CreateTrunc(v, element), p, Align(f.bits / 8));
+    }
+  }
+  if (load) // registers past the lane's elements (PTX's fragments are larger) read 0
+    for (unsigned w = 0; w < regs.count; ++w)
+      store(ins, regs.elems[w], words[w] ? words[w] : b_.getInt32(0), false);
+}
+
+// wmma.mma: lane l's d element i is (row, col) of its chunk; A[row][k] and B[k][col] are
+// read from the lanes whose chunks hold them with ds_bpermute (the element's place in the
+// chunk must be the same for every lane, as it is for the shapes here: checked at compile
+// time), converted to f32 (tf32 keeps 10 bits of mantissa) and accumulated with fma.
+void FunctionLowering::gpu_wmma_mma(const ptx::Instruction& ins, const MatrixOp& op) {
+  FragmentShape fa = fragment_shape(op, MatrixOperand::A),
+                fb = fragment_shape(op, MatrixOperand::B),
+                fc = fragment_shape(op, MatrixOperand::C);
+  auto usable = [](MatrixType t) {
+    return t == MatrixType::F16 || t == MatrixType::BF16 || t == MatrixType::TF32;
+  };
+  if (!usable(op.a) || op.a != op.b || op.c != MatrixType::F32 || op.d != MatrixType::F32 ||
+      !fa.per_lane || !fb.per_lane || !fc.per_lane)
+    unsupported(ins, "wmma.mma on amdgpu takes f16, bf16 or tf32 with f32 accumulators");
+  // Where (lane-independent) in a chunk operand elements sit, for every lane.
+  auto uniform_index = [&](bool is_a, unsigned i, unsigned k) -> int {
+    int found = -1;
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      unsigned e = lane * fc.per_lane + i, row = e / fc.cols, col = e % fc.cols;
+      unsigned at = is_a ? row * fa.cols + k : k * fb.cols + col;
+      int index = int(at % (is_a ? fa.per_lane : fb.per_lane));
+      if (found >= 0 && index != found) return -1;
+      found = index;
+    }
+    return found;
+  };
+  Type* i32 = b_.getInt32Ty();
+  Type* f32 = b_.getFloatTy();
+  auto regs = [&](const ptx::Operand& list, Type* t) {
+    if (list.kind != ptx::OperandKind::Vector)
+      unsupported(ins, "matrix operands are register lists");
+    std::vector<Value*> v;
+    for (const ptx::Operand& e : list.children())
+      v.push_back(value(ins, e, t, false));
+    return v;
+  };
+  std::vector<Value*> a = regs(ins.operands[1], i32), b = regs(ins.operands[2], i32),
+                      c = regs(ins.operands[3], f32);
+  const ptx::Operand& d = ins.operands[0];
+  if (d.kind != ptx::OperandKind::Vector || d.count != fc.per_lane || c.size() != fc.per_lane ||
+      a.size() * 32 < fa.per_lane * fa.bits || b.size() * 32 < fb.per_lane * fb.bits)
+    unsupported(ins, "wmma.mma's register lists do not match its shape");
+  auto to_float = [&](Value* word, unsigned index, unsigned bits) -> Value* {
+    if (bits == 32) // tf32: the upper 19 bits of an f32
+      return b_.CreateBitCast(b_.CreateAnd(word, 0xffffe000u), f32);
+    Value* half = b_.CreateTrunc(index % 2 ? b_.CreateLShr(word, 16) : word, b_.getInt16Ty());
+    return b_.CreateFPExt(
+        b_.CreateBitCast(half, op.a == MatrixType::BF16 ? b_.getBFloatTy() : b_.getHalfTy()), f32);
+  };
+  Value* lane = gpu_lane();
+  for (unsigned i = 0; i < fc.per_lane; ++i) {
+    Value* e = b_.CreateAdd(b_.CreateMul(lane, b_.getInt32(fc.per_lane)), b_.getInt32(i));
+    Value* row = b_.CreateUDiv(e, b_.getInt32(fc.cols));
+    Value* col = b_.CreateURem(e, b_.getInt32(fc.cols));
+    Value* acc = c[i];
+    for (unsigned k = 0; k < fa.cols; ++k) {
+      int ia = uniform_index(true, i, k), ib = uniform_index(false, i, k);
+      if (ia < 0 || ib < 0) unsupported(ins, "this wmma shape is not supported on amdgpu yet");
+      Value* a_lane =
+          b_.CreateUDiv(b_.CreateAdd(b_.CreateMul(row, b_.getInt32(fa.cols)), b_.getInt32(k)),
+                        b_.getInt32(fa.per_lane));
+      Value* b_lane =
+          b_.CreateUDiv(b_.CreateAdd(b_.getInt32(k * fb.cols), col), b_.getInt32(fb.per_lane));
+      unsigned a_per_word = 32 / fa.bits, b_per_word = 32 / fb.bits;
+      Value* x =
+          to_float(from_lane(b_, a_lane, a[unsigned(ia) / a_per_word]), unsigned(ia), fa.bits);
+      Value* y =
+          to_float(from_lane(b_, b_lane, b[unsigned(ib) / b_per_word]), unsigned(ib), fb.bits);
+      acc = b_.CreateIntrinsic(Intrinsic::fma, {f32}, {x, y, acc});
+    }
+    store(ins, d.elems[i], acc, false);
+  }
+}
+
 // ---------------------------------------------------------------- dispatch
 
 bool FunctionLowering::lower_gpu_instruction(const ptx::Instruction& ins) {
@@ -876,12 +1139,6 @@ bool FunctionLowering::lower_gpu_instruction(const ptx::Instruction& ins) {
   case Opcode::Nanosleep:
     gpu_yield();
     return true;
-  case Opcode::Mma:
-  case Opcode::Wmma:
-  case Opcode::Ldmatrix:
-  case Opcode::Stmatrix:
-  case Opcode::Movmatrix:
-    gpu_unsupported("matrix operations (mma, wmma, ldmatrix, stmatrix, movmatrix)");
   case Opcode::Tex:
   case Opcode::Tld4:
   case Opcode::Suld:

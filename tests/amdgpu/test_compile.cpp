@@ -11,6 +11,7 @@
 #include <llvm/Object/ELFObjectFile.h>
 
 #include "backends/amdgpu/code_object.h"
+#include "codegen/matrix_layout.h"
 #include "runtime/program.h"
 
 namespace mimic {
@@ -246,13 +247,85 @@ TEST(AmdgpuCompile, TheRelocatableObjectIsCachedAndLinkedPerLoad) {
   std::filesystem::remove_all(folder);
 }
 
+// The lanes and registers gpu_mma_m16n8k16 (codegen/lower_gpu.cpp) reads A and B from, for
+// each lane's output element i and each k, are where matrix_layout.h (the CPU's reference)
+// says those elements live.
+TEST(AmdgpuCompile, MmaGathersTheElementsTheLayoutPlaces) {
+  using codegen::MatrixOperand;
+  for (codegen::MatrixType type : {codegen::MatrixType::F16, codegen::MatrixType::BF16}) {
+    codegen::MatrixOp op;
+    op.kind = codegen::MatrixOp::Mma;
+    op.m = 16, op.n = 8, op.k = 16;
+    op.a = op.b = type;
+    op.c = op.d = codegen::MatrixType::F32;
+    ASSERT_EQ(codegen::fragment_elements(op, MatrixOperand::A), 8u);
+    ASSERT_EQ(codegen::fragment_elements(op, MatrixOperand::B), 4u);
+    ASSERT_EQ(codegen::fragment_elements(op, MatrixOperand::C), 4u);
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      unsigned g = lane / 4, t = lane % 4;
+      for (unsigned i = 0; i < 4; ++i) {
+        unsigned row, col;
+        codegen::fragment_position(op, MatrixOperand::C, lane, i, row, col);
+        ASSERT_EQ(row, g + 8 * (i / 2));
+        ASSERT_EQ(col, 2 * t + i % 2);
+        for (unsigned k = 0; k < 16; ++k) {
+          unsigned r, c;
+          unsigned a_lane = 4 * g + (k % 8) / 2, a_element = 2 * (i / 2 + 2 * (k / 8)) + k % 2;
+          codegen::fragment_position(op, MatrixOperand::A, a_lane, a_element, r, c);
+          EXPECT_EQ(r, row) << "A lane " << a_lane << " element " << a_element;
+          EXPECT_EQ(c, k) << "A lane " << a_lane << " element " << a_element;
+          unsigned b_lane = 4 * col + (k % 8) / 2, b_element = 2 * (k / 8) + k % 2;
+          codegen::fragment_position(op, MatrixOperand::B, b_lane, b_element, r, c);
+          EXPECT_EQ(r, k) << "B lane " << b_lane << " element " << b_element;
+          EXPECT_EQ(c, col) << "B lane " << b_lane << " element " << b_element;
+        }
+      }
+    }
+  }
+}
+
+// gpu_wmma_mma's lanes for A[row][k] and B[k][col] (the chunk (row * K + k) / E, at a
+// lane-independent place) agree with matrix_layout.h's wmma layout.
+TEST(AmdgpuCompile, WmmaGathersTheElementsTheLayoutPlaces) {
+  using codegen::MatrixOperand;
+  struct Shape {
+    unsigned k;
+    codegen::MatrixType type;
+  };
+  for (Shape shape : {Shape{16, codegen::MatrixType::F16}, Shape{16, codegen::MatrixType::BF16},
+                      Shape{8, codegen::MatrixType::TF32}}) {
+    codegen::MatrixOp op;
+    op.kind = codegen::MatrixOp::Wmma;
+    op.m = 16, op.n = 16, op.k = uint8_t(shape.k);
+    op.a = op.b = shape.type;
+    op.c = op.d = codegen::MatrixType::F32;
+    unsigned ea = codegen::fragment_elements(op, MatrixOperand::A),
+             eb = codegen::fragment_elements(op, MatrixOperand::B),
+             ec = codegen::fragment_elements(op, MatrixOperand::C);
+    for (unsigned lane = 0; lane < 32; ++lane)
+      for (unsigned i = 0; i < ec; ++i) {
+        unsigned row, col, r, c;
+        codegen::fragment_position(op, MatrixOperand::C, lane, i, row, col);
+        for (unsigned k = 0; k < shape.k; ++k) {
+          unsigned at = row * shape.k + k;
+          codegen::fragment_position(op, MatrixOperand::A, at / ea, at % ea, r, c);
+          EXPECT_TRUE(r == row && c == k) << "A of lane " << lane << " element " << i << " k " << k;
+          at = k * 16 + col;
+          codegen::fragment_position(op, MatrixOperand::B, at / eb, at % eb, r, c);
+          EXPECT_TRUE(r == k && c == col) << "B of lane " << lane << " element " << i << " k " << k;
+        }
+      }
+  }
+}
+
 TEST(AmdgpuCompile, UntranslatableKernelIsNamedWithItsLine) {
   auto p = program(R"(
 .visible .entry fine() { ret; }
 .visible .entry warps(.param .u64 out) {
   .reg .b32 %r<3>;
+  .reg .b64 %rd<2>;
   mov.u32 %r1, %tid.x;
-  movmatrix.sync.aligned.m8n8.trans.b16 %r2, %r1;
+  suq.width.b32 %r2, [%rd1];
   ret;
 }
 )");
@@ -260,7 +333,7 @@ TEST(AmdgpuCompile, UntranslatableKernelIsNamedWithItsLine) {
   auto co = amdgpu::compile_code_object(*p, "gfx1100", nullptr);
   ASSERT_FALSE(co);
   EXPECT_NE(co.error().message().find(
-                "kernel 'warps': line 9: not supported on amdgpu yet: matrix operations"),
+                "kernel 'warps': line 10: not supported on amdgpu yet: textures and surfaces"),
             std::string::npos)
       << co.error().message();
   EXPECT_EQ(co.error().message().find("'fine'"), std::string::npos) << co.error().message();
