@@ -6,6 +6,8 @@
 // The program replaces this process, so its exit status is the command's. With the AMD GPU
 // backend asked for (--backend amdgpu or MIMIC_BACKEND=amdgpu) and no usable AMD GPU, the
 // program does not start: the command says why and fails.
+#include <dlfcn.h>
+
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -52,6 +54,28 @@ void prepend_env(const char* name, const std::string& value, char separator) {
   if (old && *old)
     v += separator + std::string(old);
   setenv(name, v.c_str(), 1);
+}
+
+// OpenBLAS (under Mimic's cuBLAS and cuBLASLt) picks its kernels for the CPU when it
+// loads; a CPU newer than the OpenBLAS release (0.3.21 on Debian 12 does not know Sapphire
+// or Emerald Rapids) gets its oldest kernels, 4-6x slower. When OpenBLAS falls back like
+// that on a CPU with AVX-512 or AVX2, the program gets OPENBLAS_CORETYPE=SkylakeX or
+// Haswell, unless the user chose a core type already.
+void choose_openblas_core() {
+  if (std::getenv("OPENBLAS_CORETYPE")) return;
+  void* openblas = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+  if (!openblas) return;
+  auto corename = reinterpret_cast<char* (*)()>(dlsym(openblas, "openblas_get_corename"));
+  const std::string core = corename ? corename() : "";
+  const bool fallback = core == "Prescott" || core == "Core2" || core == "Katmai" || core == "Nehalem" ||
+                        core == "Unknown" || core.empty();
+  if (!fallback) return;
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512dq"))
+    setenv("OPENBLAS_CORETYPE", "SkylakeX", 0);
+  else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    setenv("OPENBLAS_CORETYPE", "Haswell", 0);
 }
 
 } // namespace
@@ -106,6 +130,7 @@ int cmd_run(const Args& args) {
   }
   prepend_env("LD_LIBRARY_PATH", dir, ':');
   prepend_env("LD_PRELOAD", driver, ':');
+  choose_openblas_core();
   if (!backend.empty())
     setenv("MIMIC_BACKEND", backend.c_str(), 1);
   if (!trace.empty())
