@@ -1,4 +1,5 @@
 #include "support/file.h"
+#include <cstdlib>
 
 #include <cerrno>
 #include <cstring>
@@ -72,6 +73,31 @@ Result<std::string> read_text_file(const std::string& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+std::optional<std::string> write_file_atomically(const std::string& path, std::string_view bytes) {
+  std::string temp = path + ".tmp.XXXXXX";
+  int fd = mkstemp(temp.data());
+  if (fd < 0) return std::string(std::strerror(errno));
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n <= 0) {
+      int e = errno;
+      close(fd);
+      unlink(temp.c_str());
+      return std::string(std::strerror(e));
+    }
+    done += size_t(n);
+  }
+  fchmod(fd, 0644);
+  close(fd);
+  if (rename(temp.c_str(), path.c_str()) != 0) {
+    int e = errno;
+    unlink(temp.c_str());
+    return std::string(std::strerror(e));
+  }
+  return std::nullopt;
 }
 
 } // namespace mimic

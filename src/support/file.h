@@ -5,7 +5,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "support/error.h"
 
@@ -33,5 +35,10 @@ private:
 
 // Reads a whole file into a string (for PTX text files).
 Result<std::string> read_text_file(const std::string& path);
+
+// Writes `bytes` to `path` under a temporary name in the same folder, then renames it into
+// place: readers see the old file or the whole new one, never a part. On failure returns
+// the reason (strerror) and leaves no temporary file.
+std::optional<std::string> write_file_atomically(const std::string& path, std::string_view bytes);
 
 } // namespace mimic

@@ -11,6 +11,7 @@
 #include <llvm/Support/BLAKE3.h>
 
 #include "code_id.h"
+#include "support/file.h"
 #include "support/log.h"
 
 namespace mimic::amdgpu {
@@ -169,27 +170,7 @@ void object_cache_store(const std::string& key, const CachedObject& e) {
   std::filesystem::create_directories(dir, ec);
   if (ec) return fail(ec.message());
   // Written whole under a temporary name, then renamed: readers never see a partial entry.
-  std::string temp = (dir / (key + ".tmp.XXXXXX")).string();
-  int fd = mkstemp(temp.data());
-  if (fd < 0) return fail(std::strerror(errno));
-  size_t done = 0;
-  while (done < w.out.size()) {
-    ssize_t n = write(fd, w.out.data() + done, w.out.size() - done);
-    if (n <= 0) {
-      int err = errno;
-      close(fd);
-      unlink(temp.c_str());
-      return fail(std::strerror(err));
-    }
-    done += size_t(n);
-  }
-  fchmod(fd, 0644);
-  close(fd);
-  if (rename(temp.c_str(), entry_path(key).c_str()) != 0) {
-    int err = errno;
-    unlink(temp.c_str());
-    return fail(std::strerror(err));
-  }
+  if (auto error = write_file_atomically(entry_path(key).string(), w.out)) return fail(*error);
 }
 
 } // namespace mimic::amdgpu

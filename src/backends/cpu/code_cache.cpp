@@ -14,6 +14,7 @@
 #include <llvm/TargetParser/Host.h>
 
 #include "code_id.h"
+#include "support/file.h"
 #include "support/log.h"
 
 namespace mimic::cpu {
@@ -236,28 +237,7 @@ void cache_store(const std::string& key, const CachedCode& code) {
   if (ec)
     return fail(ec.message());
   // Written whole under a temporary name, then renamed: readers never see a partial entry.
-  std::string temp = (dir / (key + ".tmp.XXXXXX")).string();
-  int fd = mkstemp(temp.data());
-  if (fd < 0)
-    return fail(std::strerror(errno));
-  size_t done = 0;
-  while (done < w.out.size()) {
-    ssize_t n = write(fd, w.out.data() + done, w.out.size() - done);
-    if (n <= 0) {
-      int e = errno;
-      close(fd);
-      unlink(temp.c_str());
-      return fail(std::strerror(e));
-    }
-    done += size_t(n);
-  }
-  fchmod(fd, 0644);
-  close(fd);
-  if (rename(temp.c_str(), entry_path(key).c_str()) != 0) {
-    int e = errno;
-    unlink(temp.c_str());
-    return fail(std::strerror(e));
-  }
+  if (auto error = write_file_atomically(entry_path(key).string(), w.out)) return fail(*error);
 }
 
 CacheSummary cache_summary() {
