@@ -344,6 +344,10 @@ Operand Parser::parse_pair_tail(Operand first, Opcode opcode) {
   Operand second = parse_operand(opcode);
   if (second.kind == OperandKind::Pair)
     fail(bar, "an operand pair a|b takes two operands");
+  // Halves are registers or '_' (setp, shfl, tex destinations); an expression there would
+  // print in parentheses and read back as a bitwise or.
+  if (first.kind == OperandKind::Expr || second.kind == OperandKind::Expr)
+    fail(bar, "an operand pair a|b takes registers or '_', not expressions");
   Operand pair[2] = {first, second};
   auto stored = arena_.copy(std::span<const Operand>(pair, 2));
   Operand o;
