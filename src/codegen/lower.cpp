@@ -2,6 +2,7 @@
 // The instructions themselves are in lower_instructions.cpp.
 #include "codegen/lower_impl.h"
 #include "codegen/spill_remat.h"
+#include "codegen/thread_interchange.h"
 
 #include <charconv>
 #include <functional>
@@ -750,7 +751,9 @@ Function* FunctionLowering::run() {
   b_.CreateRetVoid();
   b_.SetInsertPoint(latch_);
   b_.CreateStore(b_.CreateAdd(thread_index(), b_.getInt32(1)), thread_);
-  b_.CreateBr(head)->setMetadata(kThreadLatchMetadata, MDNode::get(ctx(), {}));
+  BranchInst* back = b_.CreateBr(head);
+  back->setMetadata(kThreadLatchMetadata, MDNode::get(ctx(), {}));
+  mark_thread_loop(back);
 
   b_.SetInsertPoint(body_);
   collect_labels(*f_.body);
@@ -893,7 +896,9 @@ void FunctionLowering::split_thread_loop(Value* end) {
     b.CreateCondBr(b.CreateICmpULT(b.CreateLoad(b.getInt32Ty(), row_end_), end), rows, done);
     b.SetInsertPoint(latch);
     b.CreateStore(b.CreateAdd(b.CreateLoad(b.getInt32Ty(), thread_), b.getInt32(1)), thread_);
-    b.CreateBr(head)->setMetadata(kThreadLatchMetadata, MDNode::get(ctx(), {}));
+    BranchInst* back = b.CreateBr(head);
+    back->setMetadata(kThreadLatchMetadata, MDNode::get(ctx(), {}));
+    mark_thread_loop(back);
     top->addCase(value, rows);
   }
   // The shared loop is unreachable now.

@@ -14,6 +14,7 @@
 #include <llvm/TargetParser/Host.h>
 
 #include "code_id.h"
+#include "codegen/thread_interchange.h"
 #include "support/file.h"
 #include "support/log.h"
 
@@ -137,6 +138,7 @@ std::string cache_key(const runtime::Program& program, bool check_memory) {
   add(LLVM_VERSION_STRING);
   add(host_description());
   add(check_memory ? "check=memory" : "check=none");
+  add(codegen::interchange_enabled() ? "interchange=on" : "interchange=off");
   add(std::to_string(program.modules.size()));
   for (const auto& m : program.modules)
     add(m->source);

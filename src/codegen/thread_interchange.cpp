@@ -1,0 +1,800 @@
+#include "codegen/thread_interchange.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include <llvm/ADT/SetVector.h>
+#include <llvm/ADT/SmallPtrSet.h>
+#include <llvm/Analysis/AssumptionCache.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/Analysis/ValueTracking.h>
+#include <llvm/IR/CFG.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/Metadata.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+#include <llvm/Transforms/Utils/Local.h>
+#include <llvm/Transforms/Utils/LoopSimplify.h>
+#include <llvm/Transforms/Utils/LoopUtils.h>
+#include <llvm/Transforms/Utils/ValueMapper.h>
+
+namespace mimic::codegen {
+
+using namespace llvm;
+
+namespace {
+
+constexpr const char* kThreadLoopProperty = "mimic.thread.loop";
+// A thread loop runs the threads of one row of a block: at most 1024.
+constexpr uint64_t kRowThreads = 1024;
+// Stack for the per-thread arrays of one function, all its interchanges together.
+constexpr uint64_t kStackBudget = 256 * 1024;
+// The most instructions computed again for one value (a thread's index into a tile ...).
+constexpr unsigned kChainBudget = 24;
+constexpr unsigned kMostInterchanges = 16;
+// Where a thread is, per thread of the row: before the loop (or never in it), in it, past it.
+constexpr uint8_t kInside = 1, kPast = 2;
+
+bool match_one(Value* v) {
+  auto* c = dyn_cast<ConstantInt>(v);
+  return c && c->isOne();
+}
+
+Value* mapped(ValueToValueMapTy& map, Value* v) {
+  auto it = map.find(v);
+  return it == map.end() ? v : static_cast<Value*>(it->second);
+}
+
+// A chain of instructions of `loop` without memory access or side effect that computes `v`
+// from values outside the loop and `allowed` ones.
+bool pure_chain(Value* v, const Loop& loop, const SmallPtrSetImpl<Value*>& allowed, unsigned& budget) {
+  auto* i = dyn_cast<Instruction>(v);
+  if (!i || !loop.contains(i) || allowed.count(v))
+    return true;
+  if (isa<PHINode>(i) || i->mayReadOrWriteMemory() || !isSafeToSpeculativelyExecute(i) || budget == 0)
+    return false;
+  --budget;
+  for (Value* op : i->operands())
+    if (!pure_chain(op, loop, allowed, budget))
+      return false;
+  return true;
+}
+
+// The chain of `v` (pure_chain) built again at `b` with the values `map` names replaced.
+Value* clone_chain(Value* v, const Loop& loop, ValueToValueMapTy& map, IRBuilder<>& b) {
+  if (auto it = map.find(v); it != map.end())
+    return it->second;
+  auto* i = dyn_cast<Instruction>(v);
+  if (!i || !loop.contains(i))
+    return v;
+  Instruction* copy = i->clone();
+  for (Use& op : copy->operands())
+    op.set(clone_chain(op.get(), loop, map, b));
+  b.Insert(copy, i->getName());
+  map[i] = copy;
+  return copy;
+}
+
+// What stepping a header φ of the inner loop does from one iteration to the next.
+enum class Carry { Uniform, Affine, Array };
+
+struct Plan {
+  Loop* outer = nullptr; // the thread loop
+  Loop* inner = nullptr;
+  PHINode* iv = nullptr; // the thread index
+  Value* first = nullptr;
+  BasicBlock* latch = nullptr;
+  BasicBlock* exit = nullptr;
+  Instruction* next = nullptr;
+  ICmpInst* cond = nullptr;
+  BasicBlock* preheader = nullptr; // the inner loop's
+  BasicBlock* head = nullptr;
+  BasicBlock* inner_latch = nullptr;
+  BasicBlock* inner_exit = nullptr;
+  SmallPtrSet<BasicBlock*, 32> before, after, body; // A, C and the inner loop's blocks
+  SmallVector<BasicBlock*, 16> after_order, body_order;
+  // Loads from an address the same in every thread, in a loop that writes no memory, that
+  // every thread inside the loop makes in every iteration: loaded once per round.
+  SmallVector<LoadInst*, 8> hoisted;
+  SetVector<Instruction*> into_body, into_after; // values of A-only blocks used there
+  SmallPtrSet<Value*, 16> recomputed;            // of those, ones computed again
+  DenseMap<PHINode*, Carry> carry;
+  DenseMap<PHINode*, Value*> step; // Affine: p' = p + step
+  uint64_t stack_bytes = 0;
+};
+
+class Interchanger {
+public:
+  Interchanger(Function& f, const TargetLibraryInfo& tli) : f_(f), tli_(tli) {}
+
+  // One interchange somewhere in the function; false when there is none to make.
+  bool run_once(bool& canonicalised);
+
+  uint64_t stack_used = 0;
+
+private:
+  // nullptr when the interchange can be made, or why not.
+  const char* analyse(Loop* outer, Loop* inner, DominatorTree& dt, ScalarEvolution& se, Plan& plan);
+  void transform(Plan& plan);
+  Value* array_slot(Type* element, Value* index, IRBuilder<>& b, Value* array);
+  AllocaInst* array(Type* element, const Twine& name);
+
+  Function& f_;
+  const TargetLibraryInfo& tli_;
+};
+
+AllocaInst* Interchanger::array(Type* element, const Twine& name) {
+  BasicBlock& entry = f_.getEntryBlock();
+  IRBuilder<> b(&entry, entry.getFirstInsertionPt());
+  return b.CreateAlloca(ArrayType::get(element, kRowThreads), nullptr, name);
+}
+
+Value* Interchanger::array_slot(Type* element, Value* index, IRBuilder<>& b, Value* array) {
+  return b.CreateInBoundsGEP(element, array, index);
+}
+
+bool Interchanger::run_once(bool& canonicalised) {
+  DominatorTree dt(f_);
+  LoopInfo li(dt);
+  AssumptionCache ac(f_);
+  ScalarEvolution se(f_, const_cast<TargetLibraryInfo&>(tli_), ac, dt, li);
+  for (Loop* outer : li.getLoopsInPreorder()) {
+    if (!is_thread_loop(*outer))
+      continue;
+    for (Loop* inner : outer->getSubLoops()) {
+      if (!inner->getSubLoops().empty())
+        continue;
+      // The inner loop in the shape the transformation takes: a preheader, one latch,
+      // exit blocks only it enters, values used after it through φ-nodes in them.
+      canonicalised |= simplifyLoop(inner, &dt, &li, &se, &ac, nullptr, false);
+      canonicalised |= simplifyLoop(outer, &dt, &li, &se, &ac, nullptr, false);
+      canonicalised |= formLCSSARecursively(*outer, dt, &li, &se);
+      Plan plan;
+      if (const char* why = analyse(outer, inner, dt, se, plan)) {
+        if (interchange_explain())
+          errs() << "mimic: interchange in " << f_.getName() << ", loop at " << inner->getHeader()->getName()
+                 << ": not made: " << why << "\n";
+        continue;
+      }
+      if (interchange_explain())
+        errs() << "mimic: interchange in " << f_.getName() << ", loop at " << inner->getHeader()->getName() << ": made\n";
+      transform(plan);
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* Interchanger::analyse(Loop* outer, Loop* inner, DominatorTree& dt, ScalarEvolution& se, Plan& p) {
+  p.outer = outer;
+  p.inner = inner;
+  // The thread loop: `t` from `first` by one, one latch that alone leaves it.
+  BasicBlock* header = outer->getHeader();
+  BasicBlock* preheader = outer->getLoopPreheader();
+  p.latch = outer->getLoopLatch();
+  p.exit = outer->getExitBlock();
+  if (!preheader || !p.latch || !p.exit || outer->getExitingBlock() != p.latch)
+    return "thread loop: no preheader, latch or single exit";
+  for (PHINode& phi : header->phis()) {
+    if (p.iv)
+      return "thread loop: a value carried from thread to thread";
+    p.iv = &phi;
+  }
+  if (!p.iv)
+    return "thread loop: no index";
+  p.first = p.iv->getIncomingValueForBlock(preheader);
+  auto* next = dyn_cast<BinaryOperator>(p.iv->getIncomingValueForBlock(p.latch));
+  if (!next || next->getOpcode() != Instruction::Add || next->getOperand(0) != p.iv ||
+      !match_one(next->getOperand(1)))
+    return "thread loop: the index does not step by one";
+  p.next = next;
+  auto* back = dyn_cast<BranchInst>(p.latch->getTerminator());
+  if (!back || !back->isConditional())
+    return "thread loop: the latch is not a conditional branch";
+  p.cond = dyn_cast<ICmpInst>(back->getCondition());
+  if (!p.cond)
+    return "thread loop: the latch does not compare";
+  for (Value* op : p.cond->operands())
+    if (op != next && !outer->isLoopInvariant(op))
+      return "thread loop: the bound varies";
+
+  // The inner loop.
+  p.preheader = inner->getLoopPreheader();
+  p.head = inner->getHeader();
+  p.inner_latch = inner->getLoopLatch();
+  p.inner_exit = inner->getUniqueExitBlock();
+  if (!p.preheader || !p.inner_latch || !p.inner_exit || !outer->contains(p.inner_exit))
+    return "inner loop: no preheader, latch or single exit";
+  for (BasicBlock* pred : predecessors(p.inner_exit))
+    if (!inner->contains(pred))
+      return "inner loop: its exit is entered from outside it";
+  bool memory = false, unit_stride = false, writes = false;
+  for (BasicBlock* bb : inner->blocks()) {
+    p.body.insert(bb);
+    for (Instruction& i : *bb) {
+      writes |= i.mayWriteToMemory();
+      if (auto* call = dyn_cast<CallBase>(&i)) {
+        if (!isa<IntrinsicInst>(call) || isa<MemIntrinsic>(call))
+          return "inner loop: a call";
+        continue;
+      }
+      if (isa<AllocaInst>(i) || isa<FenceInst>(i) || isa<AtomicCmpXchgInst>(i))
+        return "inner loop: an alloca, fence or compare-and-swap";
+      Value* pointer = nullptr;
+      Type* accessed = nullptr;
+      if (auto* load = dyn_cast<LoadInst>(&i)) {
+        if (load->isVolatile() || load->isAtomic())
+          return "inner loop: a volatile or atomic load";
+        pointer = load->getPointerOperand();
+        accessed = load->getType();
+      } else if (auto* store = dyn_cast<StoreInst>(&i)) {
+        if (store->isVolatile() || store->isAtomic())
+          return "inner loop: a volatile or atomic store";
+        pointer = store->getPointerOperand();
+        accessed = store->getValueOperand()->getType();
+      } else if (isa<AtomicRMWInst>(i)) {
+        memory = true;
+      }
+      if (!pointer)
+        continue;
+      memory = true;
+      // An access that walks memory element by element in the inner loop: LLVM vectorises
+      // that loop as it is, better than the threads side by side.
+      if (auto* rec = dyn_cast<SCEVAddRecExpr>(se.getSCEV(pointer)); rec && rec->getLoop() == inner)
+        if (auto* stride = dyn_cast<SCEVConstant>(rec->getStepRecurrence(se))) {
+          uint64_t size = f_.getDataLayout().getTypeStoreSize(accessed);
+          if (stride->getAPInt().abs() == size)
+            unit_stride = true;
+        }
+    }
+  }
+  if (!memory || unit_stride)
+    return "inner loop: no memory access, or one LLVM vectorises in the loop itself";
+
+  // A: what threads run from the head of the thread loop until they enter the inner loop;
+  // C: what they run after it.
+  auto reach = [&](BasicBlock* from, SmallPtrSetImpl<BasicBlock*>& set, SmallVectorImpl<BasicBlock*>* order) {
+    SmallVector<BasicBlock*, 32> work{from};
+    set.insert(from);
+    while (!work.empty()) {
+      BasicBlock* bb = work.pop_back_val();
+      if (order)
+        order->push_back(bb);
+      for (BasicBlock* s : successors(bb))
+        if (s != header && s != p.head && outer->contains(s) && set.insert(s).second)
+          work.push_back(s);
+    }
+  };
+  reach(header, p.before, nullptr);
+  reach(p.inner_exit, p.after, &p.after_order);
+  if (!p.before.count(p.preheader) || p.after.count(p.preheader) || !p.after.count(p.latch))
+    return "the loop is not entered once per pass through the thread loop";
+  for (BasicBlock* bb : p.after)
+    for (BasicBlock* s : successors(bb))
+      if (s == p.head)
+        return "the code after the loop re-enters it";
+  for (BasicBlock& bb : f_)
+    if (p.body.count(&bb))
+      p.body_order.push_back(&bb);
+  auto before_only = [&](Instruction* i) {
+    return outer->contains(i) && p.before.count(i->getParent()) && !p.after.count(i->getParent()) &&
+           !p.body.count(i->getParent());
+  };
+
+  // What crosses: values of A-only blocks used in the loop or in C; the loop's values
+  // reach C only through the exit's φ-nodes (LCSSA).
+  bool ok = true;
+  auto use = [&](Value* v, BasicBlock* where, bool at_exit_phi) {
+    auto* def = dyn_cast<Instruction>(v);
+    if (!def || def == p.iv || !outer->contains(def))
+      return;
+    if (before_only(def)) {
+      (p.body.count(where) ? p.into_body : p.into_after).insert(def);
+      return;
+    }
+    if (p.body.count(def->getParent()) && !p.body.count(where) && !at_exit_phi)
+      ok = false;
+  };
+  auto scan = [&](BasicBlock* bb) {
+    for (Instruction& i : *bb) {
+      if (auto* phi = dyn_cast<PHINode>(&i)) {
+        for (unsigned k = 0; k < phi->getNumIncomingValues(); ++k) {
+          BasicBlock* from = phi->getIncomingBlock(k);
+          // A value leaving the loop is stored where the thread leaves it (in the loop).
+          if (bb == p.inner_exit)
+            use(phi->getIncomingValue(k), from, true);
+          else if (p.body.count(from) || (p.after.count(from) && p.after.count(bb)))
+            use(phi->getIncomingValue(k), bb, false);
+        }
+        continue;
+      }
+      for (Value* op : i.operands())
+        use(op, bb, false);
+    }
+  };
+  for (BasicBlock* bb : p.body_order)
+    scan(bb);
+  for (BasicBlock* bb : p.after_order)
+    scan(bb);
+  if (!ok)
+    return "a value of the loop used after it but not through its exit";
+  // The thread loop's own exit values must be computable after the interchange.
+  for (PHINode& phi : p.exit->phis()) {
+    auto* v = dyn_cast<Instruction>(phi.getIncomingValueForBlock(p.latch));
+    if (v && v != p.iv && v != p.next && outer->contains(v))
+      return "a value of the thread loop used after it";
+  }
+
+  // The inner loop's header φ-nodes.
+  SmallVector<PHINode*, 8> phis;
+  for (PHINode& phi : p.head->phis())
+    phis.push_back(&phi);
+  SmallPtrSet<Value*, 8> uniform;
+  for (PHINode* phi : phis)
+    if (outer->isLoopInvariant(phi->getIncomingValueForBlock(p.preheader)))
+      uniform.insert(phi);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (PHINode* phi : phis) {
+      if (!uniform.count(phi))
+        continue;
+      unsigned budget = kChainBudget;
+      if (!pure_chain(phi->getIncomingValueForBlock(p.inner_latch), *outer, uniform, budget)) {
+        uniform.erase(phi);
+        changed = true;
+      }
+    }
+  }
+  if (!writes) {
+    SmallVector<BasicBlock*, 4> exiting;
+    inner->getExitingBlocks(exiting);
+    for (BasicBlock* bb : p.body_order) {
+      bool every_iteration = dt.dominates(bb, p.inner_latch);
+      for (BasicBlock* e : exiting)
+        every_iteration &= dt.dominates(bb, e);
+      if (!every_iteration)
+        continue;
+      for (Instruction& i : *bb)
+        if (auto* load = dyn_cast<LoadInst>(&i)) {
+          unsigned budget = kChainBudget;
+          if (pure_chain(load->getPointerOperand(), *outer, uniform, budget))
+            p.hoisted.push_back(load);
+        }
+    }
+  }
+  for (PHINode* phi : phis) {
+    Value* init = phi->getIncomingValueForBlock(p.preheader);
+    Value* update = phi->getIncomingValueForBlock(p.inner_latch);
+    if (uniform.count(phi)) {
+      p.carry[phi] = Carry::Uniform;
+      continue;
+    }
+    Value* step = nullptr;
+    if (auto* add = dyn_cast<BinaryOperator>(update); add && add->getOpcode() == Instruction::Add) {
+      if (add->getOperand(0) == phi && outer->isLoopInvariant(add->getOperand(1)))
+        step = add->getOperand(1);
+      else if (add->getOperand(1) == phi && outer->isLoopInvariant(add->getOperand(0)))
+        step = add->getOperand(0);
+    } else if (auto* gep = dyn_cast<GetElementPtrInst>(update);
+               gep && gep->getPointerOperand() == phi && gep->getNumIndices() == 1 &&
+               outer->isLoopInvariant(gep->getOperand(1))) {
+      step = gep->getOperand(1);
+    }
+    if (step) {
+      p.carry[phi] = Carry::Affine;
+      p.step[phi] = step;
+      if (auto* i = dyn_cast<Instruction>(init); i && before_only(i))
+        p.into_body.insert(i);
+    } else {
+      p.carry[phi] = Carry::Array;
+    }
+  }
+
+  // Values of A computed again from the thread index rather than kept per thread.
+  SmallPtrSet<Value*, 1> iv{p.iv};
+  for (SetVector<Instruction*>* set : {&p.into_body, &p.into_after})
+    for (Instruction* i : *set) {
+      unsigned budget = kChainBudget;
+      if (pure_chain(i, *outer, iv, budget))
+        p.recomputed.insert(i);
+    }
+  const DataLayout& layout = f_.getDataLayout();
+  auto bytes = [&](Type* t) { return kRowThreads * layout.getTypeAllocSize(t).getFixedValue(); };
+  p.stack_bytes = kRowThreads;
+  SmallPtrSet<Instruction*, 16> kept;
+  for (SetVector<Instruction*>* set : {&p.into_body, &p.into_after})
+    for (Instruction* i : *set)
+      if (!p.recomputed.count(i) && kept.insert(i).second)
+        p.stack_bytes += bytes(i->getType());
+  for (PHINode* phi : phis)
+    if (p.carry[phi] == Carry::Array)
+      p.stack_bytes += bytes(phi->getType());
+  for (PHINode& phi : p.inner_exit->phis())
+    p.stack_bytes += bytes(phi.getType());
+  if (stack_used + p.stack_bytes > kStackBudget)
+    return "the per-thread arrays would take too much stack";
+  return nullptr;
+}
+
+void Interchanger::transform(Plan& p) {
+  LLVMContext& ctx = f_.getContext();
+  Type* i8 = Type::getInt8Ty(ctx);
+  Type* i64 = Type::getInt64Ty(ctx);
+  Type* index_type = p.iv->getType();
+  stack_used += p.stack_bytes;
+  BasicBlock* header = p.outer->getHeader();
+  auto* back = cast<BranchInst>(p.latch->getTerminator());
+  const bool stay_first = back->getSuccessor(0) == header;
+  auto index = [&](IRBuilder<>& b, Value* t) { return b.CreateZExt(b.CreateNUWSub(t, p.first), i64, "row.thread"); };
+  AllocaInst* state = array(i8, "ix.state");
+  DenseMap<Value*, AllocaInst*> slots;
+  auto slot = [&](Value* v, Value* at, IRBuilder<>& b) {
+    AllocaInst*& a = slots[v];
+    if (!a)
+      a = array(v->getType(), v->getName() + ".ix");
+    return array_slot(v->getType(), at, b, a);
+  };
+  auto state_at = [&](Value* at, IRBuilder<>& b) { return array_slot(i8, at, b, state); };
+
+  // The latch's code belongs to C; a new latch steps t, so that a thread entering the
+  // inner loop can go straight to the next thread.
+  BasicBlock* step = BasicBlock::Create(ctx, "thread.step", &f_);
+  IRBuilder<> b(step);
+  Instruction* next = p.next->clone();
+  b.Insert(next, "t.next");
+  Instruction* cond = p.cond->clone();
+  cond->replaceUsesOfWith(p.next, next);
+  b.Insert(cond);
+  auto* step_branch = cast<BranchInst>(back->clone());
+  step_branch->setCondition(cond);
+  b.Insert(step_branch);
+  back->eraseFromParent();
+  BranchInst::Create(step, p.latch);
+  p.iv->setIncomingBlock(unsigned(p.iv->getBasicBlockIndex(p.latch)), step);
+  p.iv->setIncomingValueForBlock(step, next);
+  for (PHINode& phi : p.exit->phis()) {
+    int k = phi.getBasicBlockIndex(p.latch);
+    phi.setIncomingBlock(unsigned(k), step);
+    if (phi.getIncomingValue(unsigned(k)) == p.next)
+      phi.setIncomingValue(unsigned(k), next);
+  }
+
+  // Part 2: rounds of one iteration of every thread inside the loop.
+  auto block = [&](const char* name) { return BasicBlock::Create(ctx, name, &f_); };
+  BasicBlock* rounds = block("ix.rounds");
+  BasicBlock* round = block("ix.round");
+  BasicBlock* threads = block("ix.threads");
+  BasicBlock* resume = block("ix.resume");
+  BasicBlock* iterated = block("ix.iterated");
+  BasicBlock* next_thread = block("ix.next_thread");
+  BasicBlock* round_end = block("ix.round_end");
+  BasicBlock* after = block("ix.after");
+  ValueToValueMapTy m2;
+  SmallVector<BasicBlock*, 16> copies2;
+  DenseMap<BasicBlock*, BasicBlock*> original2;
+  for (BasicBlock* bb : p.body_order) {
+    BasicBlock* copy = CloneBasicBlock(bb, m2, ".ix", &f_);
+    m2[bb] = copy;
+    original2[copy] = bb;
+    copies2.push_back(copy);
+  }
+  SmallVector<PHINode*, 8> head_phis;
+  for (PHINode& phi : p.head->phis())
+    head_phis.push_back(&phi);
+  // A load made once per round must be one some thread makes: rounds start only while a
+  // thread is inside the loop (counted first when there are such loads).
+  BasicBlock* first_round = rounds;
+  b.SetInsertPoint(rounds);
+  if (p.hoisted.empty()) {
+    b.CreateBr(round);
+  } else {
+    BasicBlock* count = block("ix.count");
+    BasicBlock* counted = block("ix.counted");
+    b.CreateBr(count);
+    b.SetInsertPoint(count);
+    PHINode* t = b.CreatePHI(index_type, 2, "t");
+    PHINode* n = b.CreatePHI(b.getInt32Ty(), 2, "entered");
+    Value* where = b.CreateLoad(i8, state_at(index(b, t), b), "where");
+    Value* n_next = b.CreateAdd(n, b.CreateZExt(b.CreateICmpEQ(where, b.getInt8(kInside)), b.getInt32Ty()));
+    Instruction* t_next = p.next->clone();
+    t_next->replaceUsesOfWith(p.iv, t);
+    b.Insert(t_next, "t.next");
+    Instruction* c = p.cond->clone();
+    c->replaceUsesOfWith(p.next, t_next);
+    b.Insert(c);
+    if (stay_first)
+      b.CreateCondBr(c, count, counted);
+    else
+      b.CreateCondBr(c, counted, count);
+    t->addIncoming(p.first, rounds);
+    t->addIncoming(t_next, count);
+    n->addIncoming(b.getInt32(0), rounds);
+    n->addIncoming(n_next, count);
+    b.SetInsertPoint(counted);
+    b.CreateCondBr(b.CreateICmpNE(n_next, b.getInt32(0)), round, after);
+    first_round = counted;
+  }
+  b.SetInsertPoint(round);
+  DenseMap<PHINode*, PHINode*> per_round, offset;
+  for (PHINode* phi : head_phis) {
+    if (p.carry[phi] == Carry::Uniform)
+      per_round[phi] = b.CreatePHI(phi->getType(), 2, phi->getName() + ".round");
+    else if (p.carry[phi] == Carry::Affine)
+      offset[phi] = b.CreatePHI(p.step[phi]->getType(), 2, phi->getName() + ".offset");
+  }
+  SmallVector<std::pair<LoadInst*, Value*>, 8> once;
+  {
+    ValueToValueMapTy mh;
+    for (auto [phi, v] : per_round)
+      mh[phi] = v;
+    for (LoadInst* load : p.hoisted) {
+      Value* address = clone_chain(load->getPointerOperand(), *p.outer, mh, b);
+      auto* copy = cast<LoadInst>(load->clone());
+      copy->setOperand(copy->getPointerOperandIndex(), address);
+      b.Insert(copy, load->getName() + ".round");
+      once.push_back({load, copy});
+    }
+  }
+  b.CreateBr(threads);
+  b.SetInsertPoint(threads);
+  PHINode* t2 = b.CreatePHI(index_type, 2, "t");
+  PHINode* inside = b.CreatePHI(b.getInt32Ty(), 2, "inside");
+  Value* at2 = index(b, t2);
+  Value* where2 = b.CreateLoad(i8, state_at(at2, b), "where");
+  b.CreateCondBr(b.CreateICmpEQ(where2, b.getInt8(kInside)), resume, next_thread);
+  b.SetInsertPoint(resume);
+  m2[p.iv] = t2;
+  for (Instruction* v : p.into_body)
+    m2[v] = p.recomputed.count(v) ? clone_chain(v, *p.outer, m2, b)
+                                  : static_cast<Value*>(b.CreateLoad(v->getType(), slot(v, at2, b), v->getName()));
+  for (PHINode* phi : head_phis) {
+    Value* v = nullptr;
+    switch (p.carry[phi]) {
+    case Carry::Uniform:
+      v = per_round[phi];
+      break;
+    case Carry::Affine: {
+      Value* start = mapped(m2, phi->getIncomingValueForBlock(p.preheader));
+      auto* update = cast<Instruction>(phi->getIncomingValueForBlock(p.inner_latch));
+      if (auto* gep = dyn_cast<GetElementPtrInst>(update))
+        v = b.CreateGEP(gep->getSourceElementType(), start, offset[phi], phi->getName());
+      else
+        v = b.CreateAdd(start, offset[phi], phi->getName());
+      break;
+    }
+    case Carry::Array:
+      v = b.CreateLoad(phi->getType(), slot(phi, at2, b), phi->getName());
+      break;
+    }
+    cast<PHINode>(m2[phi])->eraseFromParent();
+    m2[phi] = v;
+  }
+  b.CreateBr(cast<BasicBlock>(m2[p.head]));
+  remapInstructionsInBlocks(copies2, m2);
+  for (auto [load, copy] : once) {
+    auto* in_body = cast<Instruction>(m2[load]);
+    in_body->replaceAllUsesWith(copy);
+    in_body->eraseFromParent();
+  }
+  // The back edge ends the thread's iteration; leaving the loop ends its part here.
+  auto* head2 = cast<BasicBlock>(m2[p.head]);
+  auto* latch2 = cast<BasicBlock>(m2[p.inner_latch]);
+  SmallVector<BasicBlock*, 4> leaves;
+  for (BasicBlock* copy : copies2) {
+    Instruction* term = copy->getTerminator();
+    BasicBlock* leave = nullptr;
+    for (unsigned k = 0; k < term->getNumSuccessors(); ++k) {
+      BasicBlock* s = term->getSuccessor(k);
+      if (s == head2 && copy == latch2) {
+        term->setSuccessor(k, iterated);
+      } else if (s == p.inner_exit) {
+        if (!leave) {
+          leave = BasicBlock::Create(ctx, "ix.leave", &f_);
+          IRBuilder<> lb(leave);
+          for (PHINode& phi : p.inner_exit->phis())
+            lb.CreateStore(mapped(m2, phi.getIncomingValueForBlock(original2[copy])), slot(&phi, at2, lb));
+          lb.CreateStore(lb.getInt8(kPast), state_at(at2, lb));
+          lb.CreateBr(next_thread);
+          leaves.push_back(leave);
+        }
+        term->setSuccessor(k, leave);
+      }
+    }
+  }
+  b.SetInsertPoint(iterated);
+  for (PHINode* phi : head_phis)
+    if (p.carry[phi] == Carry::Array)
+      b.CreateStore(mapped(m2, phi->getIncomingValueForBlock(p.inner_latch)), slot(phi, at2, b));
+  b.CreateBr(next_thread);
+  b.SetInsertPoint(next_thread);
+  PHINode* still = b.CreatePHI(b.getInt1Ty(), unsigned(2 + leaves.size()), "still");
+  still->addIncoming(b.getFalse(), threads);
+  still->addIncoming(b.getTrue(), iterated);
+  for (BasicBlock* leave : leaves)
+    still->addIncoming(b.getFalse(), leave);
+  Value* inside_next = b.CreateAdd(inside, b.CreateZExt(still, b.getInt32Ty()), "inside.next");
+  Instruction* next2 = p.next->clone();
+  next2->replaceUsesOfWith(p.iv, t2);
+  b.Insert(next2, "t.next");
+  Instruction* cond2 = p.cond->clone();
+  cond2->replaceUsesOfWith(p.next, next2);
+  b.Insert(cond2);
+  if (stay_first)
+    b.CreateCondBr(cond2, threads, round_end);
+  else
+    b.CreateCondBr(cond2, round_end, threads);
+  t2->addIncoming(p.first, round);
+  t2->addIncoming(next2, next_thread);
+  inside->addIncoming(b.getInt32(0), round);
+  inside->addIncoming(inside_next, next_thread);
+  // Values the same in every thread step once per round.
+  b.SetInsertPoint(round_end);
+  ValueToValueMapTy mr;
+  for (auto [phi, v] : per_round)
+    mr[phi] = v;
+  for (PHINode* phi : head_phis) {
+    if (p.carry[phi] == Carry::Uniform) {
+      Value* v = clone_chain(phi->getIncomingValueForBlock(p.inner_latch), *p.outer, mr, b);
+      per_round[phi]->addIncoming(phi->getIncomingValueForBlock(p.preheader), first_round);
+      per_round[phi]->addIncoming(v, round_end);
+    } else if (p.carry[phi] == Carry::Affine) {
+      PHINode* o = offset[phi];
+      o->addIncoming(Constant::getNullValue(o->getType()), first_round);
+      o->addIncoming(b.CreateAdd(o, p.step[phi], phi->getName() + ".offset.next"), round_end);
+    }
+  }
+  b.CreateCondBr(b.CreateICmpNE(inside_next, b.getInt32(0)), round, after);
+
+  // Part 3: C for the threads past the loop.
+  ValueToValueMapTy m3;
+  SmallVector<BasicBlock*, 16> copies3;
+  SmallPtrSet<BasicBlock*, 16> copied3;
+  for (BasicBlock* bb : p.after_order) {
+    BasicBlock* copy = CloneBasicBlock(bb, m3, ".after", &f_);
+    m3[bb] = copy;
+    copies3.push_back(copy);
+    copied3.insert(copy);
+  }
+  BasicBlock* threads3 = block("ix.after.threads");
+  BasicBlock* resume3 = block("ix.after.resume");
+  BasicBlock* step3 = block("ix.after.step");
+  m3[step] = step3;
+  b.SetInsertPoint(after);
+  b.CreateBr(threads3);
+  b.SetInsertPoint(threads3);
+  PHINode* t3 = b.CreatePHI(index_type, 2, "t");
+  Value* at3 = index(b, t3);
+  Value* where3 = b.CreateLoad(i8, state_at(at3, b), "where");
+  b.CreateCondBr(b.CreateICmpEQ(where3, b.getInt8(kPast)), resume3, step3);
+  b.SetInsertPoint(resume3);
+  m3[p.iv] = t3;
+  for (Instruction* v : p.into_after)
+    m3[v] = p.recomputed.count(v) ? clone_chain(v, *p.outer, m3, b)
+                                  : static_cast<Value*>(b.CreateLoad(v->getType(), slot(v, at3, b), v->getName()));
+  for (PHINode& phi : p.inner_exit->phis()) {
+    Value* v = b.CreateLoad(phi.getType(), slot(&phi, at3, b), phi.getName());
+    cast<PHINode>(m3[&phi])->eraseFromParent();
+    m3[&phi] = v;
+  }
+  b.CreateBr(cast<BasicBlock>(m3[p.inner_exit]));
+  remapInstructionsInBlocks(copies3, m3);
+  for (BasicBlock* copy : copies3)
+    for (PHINode& phi : make_early_inc_range(copy->phis()))
+      for (unsigned k = phi.getNumIncomingValues(); k-- > 0;)
+        if (!copied3.count(phi.getIncomingBlock(k)))
+          phi.removeIncomingValue(k, false);
+  b.SetInsertPoint(step3);
+  Instruction* next3 = p.next->clone();
+  next3->replaceUsesOfWith(p.iv, t3);
+  b.Insert(next3, "t.next");
+  Instruction* cond3 = p.cond->clone();
+  cond3->replaceUsesOfWith(p.next, next3);
+  b.Insert(cond3);
+  BranchInst* back3 = stay_first ? b.CreateCondBr(cond3, threads3, p.exit) : b.CreateCondBr(cond3, p.exit, threads3);
+  mark_thread_loop(back3);
+  t3->addIncoming(p.first, after);
+  t3->addIncoming(next3, step3);
+  for (PHINode& phi : p.exit->phis()) {
+    int k = phi.getBasicBlockIndex(step);
+    Value* v = phi.getIncomingValue(unsigned(k));
+    phi.setIncomingValue(unsigned(k), v == next ? next3 : v == p.iv ? t3 : v);
+    phi.setIncomingBlock(unsigned(k), step3);
+  }
+
+  // Part 1: the thread loop itself runs A; a thread reaching the inner loop stops there.
+  b.SetInsertPoint(&*header->getFirstInsertionPt());
+  Value* at1 = index(b, p.iv);
+  b.CreateStore(b.getInt8(0), state_at(at1, b));
+  Instruction* enter = p.preheader->getTerminator();
+  b.SetInsertPoint(enter);
+  SmallPtrSet<Instruction*, 16> stored;
+  for (SetVector<Instruction*>* set : {&p.into_body, &p.into_after})
+    for (Instruction* v : *set)
+      if (!p.recomputed.count(v) && stored.insert(v).second)
+        b.CreateStore(v, slot(v, at1, b));
+  for (PHINode* phi : head_phis)
+    if (p.carry[phi] == Carry::Array)
+      b.CreateStore(phi->getIncomingValueForBlock(p.preheader), slot(phi, at1, b));
+  b.CreateStore(b.getInt8(kInside), state_at(at1, b));
+  b.CreateBr(step);
+  enter->eraseFromParent();
+  for (unsigned k = 0; k < step_branch->getNumSuccessors(); ++k)
+    if (step_branch->getSuccessor(k) == p.exit)
+      step_branch->setSuccessor(k, rounds);
+  removeUnreachableBlocks(f_);
+}
+
+} // namespace
+
+void mark_thread_loop(Instruction* back_edge) {
+  LLVMContext& ctx = back_edge->getContext();
+  Metadata* property = MDNode::get(ctx, MDString::get(ctx, kThreadLoopProperty));
+  MDNode* id = MDNode::getDistinct(ctx, {nullptr, property});
+  id->replaceOperandWith(0, id);
+  back_edge->setMetadata(LLVMContext::MD_loop, id);
+}
+
+bool is_thread_loop(const Loop& loop) {
+  MDNode* id = loop.getLoopID();
+  return id && findOptionMDForLoopID(id, kThreadLoopProperty);
+}
+
+bool interchange_explain() {
+  const char* env = std::getenv("MIMIC_INTERCHANGE");
+  return env && std::string_view(env) == "explain";
+}
+
+bool interchange_enabled() {
+  const char* env = std::getenv("MIMIC_INTERCHANGE");
+  return !(env && (std::string_view(env) == "0" || std::string_view(env) == "off"));
+}
+
+PreservedAnalyses InterchangeThreadLoops::run(Function& f, FunctionAnalysisManager& am) {
+  if (f.isDeclaration() || !interchange_enabled())
+    return PreservedAnalyses::all();
+  {
+    LoopInfo& li = am.getResult<LoopAnalysis>(f);
+    bool nested = false;
+    for (Loop* loop : li.getLoopsInPreorder())
+      nested |= is_thread_loop(*loop) && !loop->getSubLoops().empty();
+    if (!nested)
+      return PreservedAnalyses::all();
+  }
+  // A copy to go back to should the result not verify: a kernel compiled without the
+  // interchange is slower, not wrong.
+  ValueToValueMapTy copied;
+  Function* backup = CloneFunction(&f, copied);
+  Interchanger interchanger(f, am.getResult<TargetLibraryAnalysis>(f));
+  bool canonicalised = false;
+  unsigned made = 0;
+  while (made < kMostInterchanges && interchanger.run_once(canonicalised))
+    ++made;
+  std::string problem;
+  raw_string_ostream os(problem);
+  if ((made || canonicalised) && verifyFunction(f, &os)) {
+    errs() << "mimic: the thread-loop interchange made invalid code for " << f.getName()
+           << "; compiling it without (please report this):\n" << problem;
+    for (BasicBlock& bb : f)
+      bb.dropAllReferences();
+    while (!f.empty())
+      f.begin()->eraseFromParent();
+    f.splice(f.end(), backup);
+    for (unsigned i = 0; i < f.arg_size(); ++i)
+      backup->getArg(i)->replaceAllUsesWith(f.getArg(i));
+    backup->eraseFromParent();
+    return PreservedAnalyses::none();
+  }
+  backup->eraseFromParent();
+  return made || canonicalised ? PreservedAnalyses::none() : PreservedAnalyses::all();
+}
+
+} // namespace mimic::codegen

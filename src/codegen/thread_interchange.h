@@ -1,0 +1,49 @@
+// A pass for the optimiser, at the start of the vectorisers: thread-loop interchange.
+//
+// Between two split points the threads of a block may run in any interleaving, and the CPU
+// backend runs them one after another (a thread loop). Where each thread then runs a loop
+// of its own (a grid-stride loop, `for (c = tid; c < cols; c += blockDim)`, the j loop of
+// n-body over a tile), that loop stays scalar and, worse, thread after thread walks memory
+// with the stride of the whole block. For a thread loop `A(t); loop { B(t) }; C(t)` this
+// pass makes
+//
+//   for t: A(t)                       threads that reach the loop stop before it (state IN)
+//   do { for t: if IN: one iteration of B(t) (leaving: state OUT) } while (a thread is IN)
+//   for t: if OUT: C(t)
+//
+// which is the same program under another interleaving. The inner `for t` loops are plain
+// thread loops again, which LLVM vectorises: the threads of a row go through the loop in
+// step, side by side. Values crossing from one part to another live in per-thread arrays
+// (stack arrays of one element per thread of a row), except those computed from the
+// thread index and values the same in every thread, which are computed again; loop-carried
+// values the same in every thread that stays (a counter, a pointer into a shared tile)
+// are carried once per round, and ones that step by such a value from a per-thread start
+// (the index of a grid-stride loop) are that start plus a per-round offset, so that their
+// accesses stay consecutive across the threads.
+//
+// Thread loops are recognised by llvm.loop metadata the lowering puts on their back edges.
+#pragma once
+
+#include <llvm/IR/PassManager.h>
+
+namespace llvm {
+class Instruction;
+class Loop;
+} // namespace llvm
+
+namespace mimic::codegen {
+
+// Marks `back_edge` (a thread loop's latch branch) as a thread loop's.
+void mark_thread_loop(llvm::Instruction* back_edge);
+bool is_thread_loop(const llvm::Loop& loop);
+// MIMIC_INTERCHANGE=0 turns the pass off (for comparisons); the JIT cache keys on it.
+bool interchange_enabled();
+// MIMIC_INTERCHANGE=explain: each loop considered and why it was or was not interchanged,
+// on standard error, as kernels compile (the JIT cache is bypassed).
+bool interchange_explain();
+
+struct InterchangeThreadLoops : llvm::PassInfoMixin<InterchangeThreadLoops> {
+  llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager& am);
+};
+
+} // namespace mimic::codegen
