@@ -187,6 +187,11 @@ private:
   void check_access(const ptx::Instruction& ins, llvm::Value* p, uint64_t bytes, bool is_store,
                     bool shared = false);
   bool checking_memory() const { return lowering_.check_memory; }
+  // Memory only the threads of one block reach, which the CPU runs one at a time.
+  bool block_private(ptx::Modifier space) const {
+    return !gpu() && (space == ptx::Modifier::Shared || space == ptx::Modifier::SharedCta ||
+                      space == ptx::Modifier::SharedCluster);
+  }
   void lower_matrix(const ptx::Instruction& ins); // lower_matrix.cpp: mma, wmma, ldmatrix
   // lower_call.cpp: calls, the device runtime's functions (printf, assert, malloc)
   void lower_call(const ptx::Instruction& ins);

@@ -4,6 +4,7 @@
 #include "codegen/lower_impl.h"
 
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/Transforms/Utils/LowerAtomic.h>
 
 namespace mimic::codegen {
 
@@ -322,7 +323,10 @@ void FunctionLowering::lower_memory(const ptx::Instruction& ins) {
 namespace mimic::codegen {
 
 // atom / red on global or generic memory: native atomic read-modify-write instructions,
-// sequentially consistent (stronger than any PTX scope and ordering asks for).
+// sequentially consistent (stronger than any PTX scope and ordering asks for). On the CPU,
+// the threads of a block run one at a time on one worker and only they see its shared
+// memory (a cluster is one block), so an atomic on .shared is a plain load, operation and
+// store: a locked instruction costs some twenty times more.
 void FunctionLowering::lower_atomic(const ptx::Instruction& ins) {
   using llvm::AtomicRMWInst;
   Modifier space = Modifier::None;
@@ -360,9 +364,11 @@ void FunctionLowering::lower_atomic(const ptx::Instruction& ins) {
       unsupported(ins, "this atomic operation on halves is not supported");
     Value* v = b_.CreateBitCast(value(ins, ins.operands[first + 1], ty, false), half_view);
     auto [order, scope] = atomic_semantics(ins);
-    Value* old = b_.CreateAtomicRMW(op, ptr, v, MaybeAlign(), order, scope);
+    auto* old = b_.CreateAtomicRMW(op, ptr, v, MaybeAlign(), order, scope);
     if (!red)
       store(ins, ins.operands[0], b_.CreateBitCast(old, ty), false);
+    if (block_private(space))
+      lowerAtomicRMWInst(old);
     return;
   }
   Value* ptr = address(ins, ins.operands[first], space);
@@ -372,12 +378,14 @@ void FunctionLowering::lower_atomic(const ptx::Instruction& ins) {
   Value* v = value(ins, ins.operands[first + 1], ty, sgn);
   auto [ordering, scope] = atomic_semantics(ins);
   Value* old = nullptr;
+  Instruction* atomic = nullptr;
   if (has(ins, Modifier::Cas)) {
     Value* desired = value(ins, ins.operands[first + 2], ty, sgn);
     Type* it = IntegerType::get(ctx(), ty->getPrimitiveSizeInBits());
     auto* cx = b_.CreateAtomicCmpXchg(ptr, convert(v, it, false), convert(desired, it, false), MaybeAlign(),
                                       ordering, AtomicCmpXchgInst::getStrongestFailureOrdering(ordering), scope);
     old = convert(b_.CreateExtractValue(cx, 0), ty, false);
+    atomic = cx;
   } else {
     AtomicRMWInst::BinOp op;
     if (has(ins, Modifier::Add))
@@ -406,12 +414,18 @@ void FunctionLowering::lower_atomic(const ptx::Instruction& ins) {
     Value* operand = v;
     if (op == AtomicRMWInst::Xchg && fp)
       operand = convert(v, IntegerType::get(ctx(), ty->getPrimitiveSizeInBits()), false);
-    old = b_.CreateAtomicRMW(op, ptr, operand, MaybeAlign(), ordering, scope);
+    old = atomic = b_.CreateAtomicRMW(op, ptr, operand, MaybeAlign(), ordering, scope);
     if (old->getType() != ty)
       old = convert(old, ty, false);
   }
   if (!red)
     store(ins, ins.operands[0], old, sgn);
+  if (block_private(space)) {
+    if (auto* rmw = dyn_cast<AtomicRMWInst>(atomic))
+      lowerAtomicRMWInst(rmw);
+    else
+      lowerAtomicCmpXchgInst(cast<AtomicCmpXchgInst>(atomic));
+  }
 }
 
 } // namespace mimic::codegen
