@@ -36,8 +36,10 @@ namespace {
 constexpr const char* kThreadLoopProperty = "mimic.thread.loop";
 // A thread loop runs the threads of one row of a block: at most 1024.
 constexpr uint64_t kRowThreads = 1024;
-// Stack for the per-thread arrays of one function, all its interchanges together.
-constexpr uint64_t kStackBudget = 256 * 1024;
+// Stack for the per-thread arrays of one function, all its interchanges together (kernels
+// may run on an application's thread, whose stack it chose). The arrays of each thread loop
+// live only while it runs (lifetime markers), so that loops after one another share them.
+constexpr uint64_t kStackBudget = 128 * 1024;
 // The most instructions computed again for one value (a thread's index into a tile ...).
 constexpr unsigned kChainBudget = 24;
 constexpr unsigned kMostInterchanges = 16;
@@ -92,6 +94,7 @@ struct Plan {
   Loop* inner = nullptr;
   PHINode* iv = nullptr; // the thread index
   Value* first = nullptr;
+  BasicBlock* entry = nullptr; // the thread loop's preheader
   BasicBlock* latch = nullptr;
   BasicBlock* exit = nullptr;
   Instruction* next = nullptr;
@@ -180,6 +183,7 @@ const char* Interchanger::analyse(Loop* outer, Loop* inner, DominatorTree& dt, S
   // The thread loop: `t` from `first` by one, one latch that alone leaves it.
   BasicBlock* header = outer->getHeader();
   BasicBlock* preheader = outer->getLoopPreheader();
+  p.entry = preheader;
   p.latch = outer->getLoopLatch();
   p.exit = outer->getExitBlock();
   if (!preheader || !p.latch || !p.exit || outer->getExitingBlock() != p.latch)
@@ -436,11 +440,12 @@ void Interchanger::transform(Plan& p) {
   const bool stay_first = back->getSuccessor(0) == header;
   auto index = [&](IRBuilder<>& b, Value* t) { return b.CreateZExt(b.CreateNUWSub(t, p.first), i64, "row.thread"); };
   AllocaInst* state = array(i8, "ix.state");
+  SmallVector<AllocaInst*, 16> arrays{state};
   DenseMap<Value*, AllocaInst*> slots;
   auto slot = [&](Value* v, Value* at, IRBuilder<>& b) {
     AllocaInst*& a = slots[v];
     if (!a)
-      a = array(v->getType(), v->getName() + ".ix");
+      arrays.push_back(a = array(v->getType(), v->getName() + ".ix"));
     return array_slot(v->getType(), at, b, a);
   };
   auto state_at = [&](Value* at, IRBuilder<>& b) { return array_slot(i8, at, b, state); };
@@ -730,6 +735,12 @@ void Interchanger::transform(Plan& p) {
   for (unsigned k = 0; k < step_branch->getNumSuccessors(); ++k)
     if (step_branch->getSuccessor(k) == p.exit)
       step_branch->setSuccessor(k, rounds);
+  IRBuilder<> start(p.entry->getTerminator());
+  IRBuilder<> end(p.exit, p.exit->getFirstInsertionPt());
+  for (AllocaInst* a : arrays) {
+    start.CreateLifetimeStart(a);
+    end.CreateLifetimeEnd(a);
+  }
   removeUnreachableBlocks(f_);
 }
 
