@@ -1,0 +1,26 @@
+#!/bin/sh
+# The thread-loop interchange on a grid-stride loop (tests/codegen/grid_stride.ptx, from
+#   __global__ void grid_stride_sum(const float* x, unsigned long n, float* out) {
+#     float s = 0;
+#     for (unsigned long i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+#          i += gridDim.x * blockDim.x)
+#       s += x[i];
+#     out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+#   }):
+# the pass makes it (MIMIC_INTERCHANGE=explain), the threads' iterations become a vector
+# loop of masked loads of consecutive elements of x, and MIMIC_INTERCHANGE=0 leaves the
+# loop as it was. Behaviour is tested by tests/cuda/thread_loop_interchange.cu.
+#   interchange.sh MIMIC PTX
+set -eu
+mimic=$1 ptx=$2
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+fail() { echo "interchange.sh: $*" >&2; exit 1; }
+
+MIMIC_INTERCHANGE=explain "$mimic" compile --target cpu --emit llvm "$ptx" -o "$out/on.ll" 2> "$out/explain"
+grep -q "interchange in mimic_kernel_0, loop at .*: made" "$out/explain" || { cat "$out/explain"; fail "not made"; }
+grep -q '^ix.threads' "$out/on.ll" || fail "no loop over the threads inside the loop"
+grep -q 'call <[0-9]* x float> @llvm.masked.load' "$out/on.ll" || fail "the threads' loads are not vector loads"
+MIMIC_INTERCHANGE=0 "$mimic" compile --target cpu --emit llvm "$ptx" -o "$out/off.ll"
+! grep -q '^ix\.' "$out/off.ll" || fail "MIMIC_INTERCHANGE=0 did not turn it off"
+echo "interchange.sh: ok"
