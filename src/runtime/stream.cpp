@@ -201,9 +201,11 @@ CUresult destroy_stream(Stream* s) {
   return CUDA_SUCCESS;
 }
 
-uint64_t submit(Stream* stream, Work work, std::vector<std::pair<Stream*, uint64_t>> after, bool may_run_inline) {
-  if (any_capture() && capture_submit(stream, work))
-    return 0; // a node of the stream's capture now
+namespace {
+
+// What work on `stream` must follow besides its own queue: the legacy default stream waits
+// for the context's blocking streams, and they wait for it.
+void add_implicit_order(Stream* stream, std::vector<std::pair<Stream*, uint64_t>>& after) {
   Context* c = stream->context;
   if (stream->role == Stream::Role::Legacy) {
     stream_registry().for_each([&](Stream* s) {
@@ -214,9 +216,30 @@ uint64_t submit(Stream* stream, Work work, std::vector<std::pair<Stream*, uint64
     Stream* legacy = legacy_stream(c);
     after.emplace_back(legacy, legacy->last_enqueued());
   }
+}
+
+} // namespace
+
+uint64_t submit(Stream* stream, Work work, std::vector<std::pair<Stream*, uint64_t>> after,
+                bool may_run_inline) {
+  if (any_capture() && capture_submit(stream, work)) return 0; // a node of the stream's capture now
+  add_implicit_order(stream, after);
   if (may_run_inline && config::inline_launches() && stream->run_inline(work, after))
     return stream->last_enqueued();
   return stream->enqueue(std::move(work), std::move(after));
+}
+
+void submit_launch(Stream* stream, Work& now, const std::function<Work()>& queued) {
+  if (any_capture()) {
+    Work work = queued();
+    if (capture_submit(stream, work)) return;
+    submit(stream, std::move(work), {}, true);
+    return;
+  }
+  std::vector<std::pair<Stream*, uint64_t>> after;
+  add_implicit_order(stream, after);
+  if (config::inline_launches() && stream->run_inline(now, after)) return;
+  stream->enqueue(queued(), std::move(after));
 }
 
 CUresult submit_and_wait(Stream* stream, Work work) {
