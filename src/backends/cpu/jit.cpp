@@ -679,6 +679,13 @@ CUresult run_block(const CompiledKernel& k, const void* args, BlockState& bs, Sc
   };
   if (k.splits.empty()) {
     run_threads(k, args, bs, 0, n, codegen::kResumeStart);
+    // Branch-free, so that it vectorises: the common case is a block that ended normally.
+    // A stop in [kThreadStopped, kThreadExited) is a trap, fault or assertion.
+    bool stopped = false;
+    for (uint32_t t = 0; t < n; ++t)
+      stopped |=
+          s.next[t] - codegen::kThreadStopped < codegen::kThreadExited - codegen::kThreadStopped;
+    if (!stopped) return CUDA_SUCCESS;
     for (uint32_t t = 0; t < n; ++t)
       if (s.next[t] >= codegen::kThreadStopped && s.next[t] != codegen::kThreadExited)
         return ended(s.next[t]);
@@ -1060,11 +1067,11 @@ CUresult launch_on_cpu(runtime::CompiledProgram& compiled, size_t kernel, const 
   if (uint64_t(workers) > blocks)
     workers = unsigned(blocks);
   // The grid's workspace (%envreg1:%envreg2), zeroed for each launch.
-  std::vector<uint64_t> workspace(16, 0);
+  uint64_t workspace[16] = {};
   LaunchCheck check;
   check.accessible = shape.accessible;
   check.kernel = k.name.c_str();
-  const uint64_t workspace_address = reinterpret_cast<uintptr_t>(workspace.data());
+  const uint64_t workspace_address = reinterpret_cast<uintptr_t>(workspace);
   const size_t user_shared = std::max(k.shared_bytes, k.dynamic_offset + shape.dynamic_shared_bytes);
   const size_t reserved_begin = (user_shared + 15) / 16 * 16;
   const size_t shared_bytes = reserved_begin + codegen::kReservedSharedBytes;

@@ -82,12 +82,16 @@ void WorkerPool::worker(unsigned index) {
 }
 
 bool WorkerPool::run(unsigned count, const std::function<void(unsigned)>& job, bool wait) {
+  if (count <= 1) { // the caller alone: no worker is involved
+    job(0);
+    return true;
+  }
   std::unique_lock lock(busy_, std::defer_lock);
   if (wait)
     lock.lock();
   else if (!lock.try_lock())
     return false;
-  if (count <= 1 || threads_.empty()) {
+  if (threads_.empty()) {
     job(0);
     return true;
   }
