@@ -13,6 +13,7 @@ struct GraphNode;
 struct Stream;
 struct KernelNodeParams;
 struct Function;
+struct KernelInfo;
 } // namespace mimic::runtime
 
 namespace mimic::driver {
@@ -44,8 +45,17 @@ runtime::GraphNode memset_node(runtime::Context* c, CUdeviceptr dst, unsigned va
 CUresult capture_mem_alloc(runtime::Stream* s, size_t bytes, CUdeviceptr* out);
 CUresult capture_mem_free(runtime::Stream* s, CUdeviceptr p);
 
+// check_launch: the function (resolved in `c`), shape and shared memory are valid; `info`
+// then describes the kernel. pack_parameters: kernelParams or extra packed into `out`
+// (info.param_bytes). prepare_launch: both, into a graph node's parameters.
+CUresult check_launch(runtime::Context* c, CUfunction fn, const unsigned grid[3],
+                      const unsigned block[3], unsigned shared, const runtime::KernelInfo*& info);
+CUresult pack_parameters(const runtime::KernelInfo& info, void** params, void** extra,
+                         uint8_t* out);
 CUresult prepare_launch(runtime::Context* c, CUfunction fn, const unsigned grid[3], const unsigned block[3],
                         unsigned shared, void** params, void** extra, runtime::KernelNodeParams& out);
+CUresult run_kernel(CUfunction fn, runtime::Context* c, const unsigned grid[3],
+                    const unsigned block[3], unsigned shared, const void* args);
 CUresult run_launch(const runtime::KernelNodeParams& launch);
 // Whether the backend's code for `f` runs in clusters of `cluster` blocks (all zero: the
 // kernel's own .reqnctapercluster or cuFuncSetAttribute's required cluster, if any).

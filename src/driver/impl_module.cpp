@@ -186,29 +186,66 @@ CUresult set_function_attribute(runtime::Function* f, CUfunction_attribute attri
   }
 }
 
+// A launch being submitted: what run_kernel needs, the packed parameters in `args`.
+struct PendingLaunch {
+  CUfunction function;
+  runtime::Context* context;
+  unsigned grid[3], block[3], shared;
+  const runtime::KernelInfo* info;
+  const uint8_t* args;
+};
+
+// Parameters up to this size are packed on the launching thread's stack.
+constexpr size_t kStackParamBytes = 512;
+
 CUresult launch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                 unsigned shared, CUstream h, void** params, void** extra, bool per_thread) {
   runtime::Context* c = nullptr;
   if (CUresult r = current_context(c))
     return r;
-  const unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
-  auto k = std::make_shared<runtime::KernelNodeParams>();
-  if (CUresult r = prepare_launch(c, fn, grid, block, shared, params, extra, *k))
-    return r;
+  PendingLaunch p{fn, c, {gx, gy, gz}, {bx, by, bz}, shared, nullptr, nullptr};
+  if (CUresult r = check_launch(c, fn, p.grid, p.block, shared, p.info)) return r;
+  uint8_t on_stack[kStackParamBytes];
+  std::vector<uint8_t> on_heap;
+  uint8_t* args = on_stack;
+  if (p.info->param_bytes > sizeof on_stack) {
+    on_heap.resize(p.info->param_bytes);
+    args = on_heap.data();
+  }
+  if (CUresult r = pack_parameters(*p.info, params, extra, args)) return r;
+  p.args = args;
   runtime::Stream* s = runtime::resolve_stream(h, c, per_thread);
   if (!s)
     return CUDA_ERROR_INVALID_HANDLE;
   if (CUresult r = check_async_work(s))
     return r;
+  // Work that outlives this call (queued, or a captured node) owns a copy of the launch.
+  auto kept = [&p] {
+    auto k = std::make_shared<runtime::KernelNodeParams>();
+    k->function = p.function;
+    k->context = p.context;
+    std::copy(p.grid, p.grid + 3, k->grid);
+    std::copy(p.block, p.block + 3, k->block);
+    k->shared_bytes = p.shared;
+    k->args.assign(p.args, p.args + p.info->param_bytes);
+    for (const auto& param : p.info->params)
+      k->arg_pointers.push_back(k->args.data() + param.offset);
+    return k;
+  };
   if (runtime::is_capturing(s)) {
     runtime::GraphNode node;
     node.type = CU_GRAPH_NODE_TYPE_KERNEL;
     node.context = c;
-    node.kernel = k;
-    node.work = [k] { return run_launch(*k); };
+    node.kernel = kept();
+    node.work = [k = node.kernel] { return run_launch(*k); };
     return runtime::capture_node(s, node);
   }
-  runtime::submit(s, [k] { return run_launch(*k); }, {}, true);
+  // On an idle stream the launch runs now, from this stack frame, with nothing copied.
+  runtime::Work now = [&p] {
+    return run_kernel(p.function, p.context, p.grid, p.block, p.shared, p.args);
+  };
+  runtime::submit_launch(s, now,
+                         [&] { return runtime::Work([k = kept()] { return run_launch(*k); }); });
   return CUDA_SUCCESS;
 }
 
@@ -237,8 +274,8 @@ CUresult check_cluster_support(const runtime::Function& f, const unsigned cluste
   return CUDA_ERROR_NOT_SUPPORTED;
 }
 
-CUresult prepare_launch(runtime::Context* c, CUfunction fn, const unsigned grid[3], const unsigned block[3],
-                        unsigned shared, void** params, void** extra, runtime::KernelNodeParams& out) {
+CUresult check_launch(runtime::Context* c, CUfunction fn, const unsigned grid[3],
+                      const unsigned block[3], unsigned shared, const runtime::KernelInfo*& info) {
   auto f = runtime::resolve_function(fn, c);
   if (!f) {
     // A library that fails to load here (lazily, at its first launch) says why, once.
@@ -264,17 +301,24 @@ CUresult prepare_launch(runtime::Context* c, CUfunction fn, const unsigned grid[
                                                             : size_t(p.shared_memory_per_block) - k.static_shared_bytes;
   if (shared > shared_limit)
     return CUDA_ERROR_INVALID_VALUE;
-  // Parameters: either an array of pointers, one per parameter, or one packed buffer.
-  std::vector<uint8_t> args(k.param_bytes);
+  info = &k;
+  return CUDA_SUCCESS;
+}
+
+CUresult pack_parameters(const runtime::KernelInfo& k, void** params, void** extra, uint8_t* out) {
+  // Either an array of pointers, one per parameter, or one packed buffer.
   if (params && extra)
     return CUDA_ERROR_INVALID_VALUE;
   if (params) {
+    std::memset(out, 0, k.param_bytes); // the padding between parameters
     for (size_t i = 0; i < k.params.size(); ++i) {
       if (!params[i])
         return CUDA_ERROR_INVALID_VALUE;
-      std::memcpy(args.data() + k.params[i].offset, params[i], k.params[i].size);
+      std::memcpy(out + k.params[i].offset, params[i], k.params[i].size);
     }
-  } else if (extra) {
+    return CUDA_SUCCESS;
+  }
+  if (extra) {
     void* buffer = nullptr;
     size_t* size = nullptr;
     for (size_t i = 0; extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
@@ -287,10 +331,19 @@ CUresult prepare_launch(runtime::Context* c, CUfunction fn, const unsigned grid[
     }
     if (!buffer || !size || *size < k.param_bytes)
       return CUDA_ERROR_INVALID_VALUE;
-    std::memcpy(args.data(), buffer, k.param_bytes);
-  } else if (!k.params.empty()) {
-    return CUDA_ERROR_INVALID_VALUE;
+    std::memcpy(out, buffer, k.param_bytes);
+    return CUDA_SUCCESS;
   }
+  return k.params.empty() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult prepare_launch(runtime::Context* c, CUfunction fn, const unsigned grid[3],
+                        const unsigned block[3], unsigned shared, void** params, void** extra,
+                        runtime::KernelNodeParams& out) {
+  const runtime::KernelInfo* k = nullptr;
+  if (CUresult r = check_launch(c, fn, grid, block, shared, k)) return r;
+  std::vector<uint8_t> args(k->param_bytes);
+  if (CUresult r = pack_parameters(*k, params, extra, args.data())) return r;
   out.function = fn;
   out.context = c;
   std::copy(grid, grid + 3, out.grid);
@@ -298,16 +351,16 @@ CUresult prepare_launch(runtime::Context* c, CUfunction fn, const unsigned grid[
   out.shared_bytes = shared;
   out.args = std::move(args);
   out.arg_pointers.clear();
-  for (const auto& param : k.params)
+  for (const auto& param : k->params)
     out.arg_pointers.push_back(out.args.data() + param.offset);
-  out.kernel_name = k.name;
   return CUDA_SUCCESS;
 }
 
-// Runs a prepared launch to completion (called from stream work: a launch's own item or a
-// graph's). A kernel that fails leaves its error on the context, sticky, as on a GPU.
-CUresult run_launch(const runtime::KernelNodeParams& launch) {
-  auto f = runtime::resolve_function(launch.function, launch.context);
+// Runs a launch to completion (called from stream work: a launch's own item or a graph's).
+// A kernel that fails leaves its error on the context, sticky, as on a GPU.
+CUresult run_kernel(CUfunction fn, runtime::Context* c, const unsigned grid[3],
+                    const unsigned block[3], unsigned shared, const void* args) {
+  auto f = runtime::resolve_function(fn, c);
   if (!f)
     return f.error().code() ? CUresult(f.error().code()) : CUDA_ERROR_INVALID_HANDLE;
   runtime::Module* m = f.value()->module;
@@ -315,17 +368,22 @@ CUresult run_launch(const runtime::KernelNodeParams& launch) {
     return CUDA_ERROR_NOT_SUPPORTED;
   size_t index = size_t(f.value()->info - m->program->kernels.data());
   runtime::LaunchShape shape;
-  std::copy(launch.grid, launch.grid + 3, shape.grid);
-  std::copy(launch.block, launch.block + 3, shape.block);
-  shape.dynamic_shared_bytes = launch.shared_bytes;
+  std::copy(grid, grid + 3, shape.grid);
+  std::copy(block, block + 3, shape.block);
+  shape.dynamic_shared_bytes = shared;
   shape.accessible = &runtime::device_accessible;
-  const runtime::Device& d = *launch.context->device;
-  CUresult r = d.backend().launch(d.backend_index(), *m->compiled, index, shape, launch.args.data());
+  const runtime::Device& d = *c->device;
+  CUresult r = d.backend().launch(d.backend_index(), *m->compiled, index, shape, args);
   if (r != CUDA_SUCCESS && r != CUDA_ERROR_NOT_SUPPORTED) {
     CUresult expected = CUDA_SUCCESS;
-    launch.context->sticky_error.compare_exchange_strong(expected, r);
+    c->sticky_error.compare_exchange_strong(expected, r);
   }
   return r;
+}
+
+CUresult run_launch(const runtime::KernelNodeParams& launch) {
+  return run_kernel(launch.function, launch.context, launch.grid, launch.block, launch.shared_bytes,
+                    launch.args.data());
 }
 
 } // namespace mimic::driver

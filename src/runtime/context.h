@@ -11,6 +11,8 @@
 
 namespace mimic::runtime {
 
+struct Stream;
+
 struct Context {
   const Device* device = nullptr;
   bool primary = false;
@@ -34,6 +36,11 @@ struct Context {
     LocalDestructor destructor;
   };
   std::map<void*, LocalValue> local_storage; // guarded by `mutex`
+
+  // Read by every launch on the legacy default stream (stream.cpp): that stream, once made
+  // (it lives as long as the context), and how many live blocking streams it waits for.
+  std::atomic<Stream*> legacy_stream{nullptr};
+  std::atomic<unsigned> blocking_streams{0};
 };
 
 // Calls and forgets the context-local storage destructors.

@@ -42,7 +42,6 @@ struct KernelNodeParams {
   unsigned shared_bytes = 0;
   std::vector<uint8_t> args;
   std::vector<void*> arg_pointers; // one per parameter, into `args`
-  std::string kernel_name;
 };
 
 // The value a conditional node tests (cuGraphConditionalHandleCreate). With

@@ -169,12 +169,20 @@ Result<Function*> resolve_function(CUfunction handle, Context* context) {
   KernelHandle* k = find_kernel(reinterpret_cast<CUkernel>(handle));
   if (!k)
     return Error("not a function or kernel handle", CUDA_ERROR_INVALID_HANDLE);
+  // Functions and modules are never freed, so the cached one can be checked like a handle:
+  // still live, and of a live module in this context, it is what library_module would give.
+  Function* last = k->last_function.load(std::memory_order_acquire);
+  if (last && last->module->context == context &&
+      find_function(reinterpret_cast<CUfunction>(last)) &&
+      find_module(reinterpret_cast<CUmodule>(last->module)))
+    return last;
   auto m = library_module(k->library, context);
   if (!m)
     return m.error();
   Function* f = m.value()->function(k->info->name);
   if (!f)
     return Error("kernel '" + k->info->name + "' is missing from its module", CUDA_ERROR_NOT_FOUND);
+  k->last_function.store(f, std::memory_order_release);
   return f;
 }
 

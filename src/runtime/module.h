@@ -3,6 +3,7 @@
 // context that uses it, on demand) and library kernels (CUkernel).
 #pragma once
 
+#include <atomic>
 #include <cuda.h>
 #include <map>
 #include <memory>
@@ -47,6 +48,9 @@ struct Module {
 struct KernelHandle {
   Library* library = nullptr;
   const KernelInfo* info = nullptr;
+  // The function this kernel resolved to last (resolve_function): a launch through a
+  // CUkernel then costs two handle lookups instead of the library's lock and module map.
+  std::atomic<Function*> last_function{nullptr};
 };
 
 struct Library {

@@ -48,11 +48,13 @@ Stream* new_stream(Context* c, unsigned flags, int priority, Stream::Role role) 
 }
 
 Stream* legacy_stream(Context* c) {
+  if (Stream* s = c->legacy_stream.load(std::memory_order_acquire)) return s;
   DefaultStreams& d = defaults();
   std::lock_guard lock(d.mutex);
   Stream*& s = d.legacy[c];
   if (!s)
     s = new_stream(c, 0, 0, Stream::Role::Legacy);
+  c->legacy_stream.store(s, std::memory_order_release);
   return s;
 }
 
@@ -189,23 +191,29 @@ Stream* resolve_stream(CUstream handle, Context* context, bool per_thread_defaul
 }
 
 Result<Stream*> create_stream(Context* context, unsigned flags, int priority) {
+  if (!(flags & CU_STREAM_NON_BLOCKING))
+    ++context->blocking_streams; // before the legacy stream can find it
   return new_stream(context, flags, priority, Stream::Role::Created);
 }
 
 CUresult destroy_stream(Stream* s) {
   if (s->role != Stream::Role::Created || !stream_registry().remove(s))
     return CUDA_ERROR_INVALID_HANDLE;
+  if (is_blocking(s)) --s->context->blocking_streams;
   capture_forget_stream(s);
   // CUDA lets destruction return at once and finishes queued work in the background.
   s->shut_down();
   return CUDA_SUCCESS;
 }
 
-uint64_t submit(Stream* stream, Work work, std::vector<std::pair<Stream*, uint64_t>> after, bool may_run_inline) {
-  if (any_capture() && capture_submit(stream, work))
-    return 0; // a node of the stream's capture now
+namespace {
+
+// What work on `stream` must follow besides its own queue: the legacy default stream waits
+// for the context's blocking streams, and they wait for it.
+void add_implicit_order(Stream* stream, std::vector<std::pair<Stream*, uint64_t>>& after) {
   Context* c = stream->context;
   if (stream->role == Stream::Role::Legacy) {
+    if (c->blocking_streams.load() == 0) return;
     stream_registry().for_each([&](Stream* s) {
       if (s->context == c && is_blocking(s))
         after.emplace_back(s, s->last_enqueued());
@@ -214,9 +222,30 @@ uint64_t submit(Stream* stream, Work work, std::vector<std::pair<Stream*, uint64
     Stream* legacy = legacy_stream(c);
     after.emplace_back(legacy, legacy->last_enqueued());
   }
+}
+
+} // namespace
+
+uint64_t submit(Stream* stream, Work work, std::vector<std::pair<Stream*, uint64_t>> after,
+                bool may_run_inline) {
+  if (any_capture() && capture_submit(stream, work)) return 0; // a node of the stream's capture now
+  add_implicit_order(stream, after);
   if (may_run_inline && config::inline_launches() && stream->run_inline(work, after))
     return stream->last_enqueued();
   return stream->enqueue(std::move(work), std::move(after));
+}
+
+void submit_launch(Stream* stream, Work& now, const std::function<Work()>& queued) {
+  if (any_capture()) {
+    Work work = queued();
+    if (capture_submit(stream, work)) return;
+    submit(stream, std::move(work), {}, true);
+    return;
+  }
+  std::vector<std::pair<Stream*, uint64_t>> after;
+  add_implicit_order(stream, after);
+  if (config::inline_launches() && stream->run_inline(now, after)) return;
+  stream->enqueue(queued(), std::move(after));
 }
 
 CUresult submit_and_wait(Stream* stream, Work work) {
@@ -314,17 +343,27 @@ CUresult wait_event(Stream* stream, Event* e) {
 CUresult synchronize_context(Context* context) {
   if (CUresult r = capture_check_unsafe())
     return r;
-  std::vector<Stream*> streams;
+  // Most contexts have a few streams: they are gathered without allocating.
+  Stream* few[16];
+  size_t count = 0;
+  std::vector<Stream*> more;
   stream_registry().for_each([&](Stream* s) {
-    if (s->context == context)
-      streams.push_back(s);
+    if (s->context != context) return;
+    if (count < std::size(few))
+      few[count++] = s;
+    else
+      more.push_back(s);
   });
   CUresult first = CUDA_SUCCESS;
-  for (Stream* s : streams) {
+  auto wait = [&](Stream* s) {
     CUresult r = s->synchronize();
     if (first == CUDA_SUCCESS)
       first = r;
-  }
+  };
+  for (size_t i = 0; i < count; ++i)
+    wait(few[i]);
+  for (Stream* s : more)
+    wait(s);
   CUresult sticky = context->sticky_error.load();
   return sticky != CUDA_SUCCESS ? sticky : first;
 }

@@ -95,6 +95,10 @@ CUresult destroy_stream(Stream* stream);
 // thread hand-off, and the host still sees a launch that returned and work to synchronize.
 uint64_t submit(Stream* stream, Work work, std::vector<std::pair<Stream*, uint64_t>> also = {},
                 bool may_run_inline = false);
+// A kernel launch (may_run_inline): `now` runs on the calling thread when submit would run
+// the work inline, and may refer to the caller's stack; otherwise `queued` makes the work
+// that goes on the stream (or into its capture). Saves a launch's copies when it runs now.
+void submit_launch(Stream* stream, Work& now, const std::function<Work()>& queued);
 // Enqueue and wait for that work (synchronous API calls); returns its result, or a
 // CUDA_ERROR_STREAM_CAPTURE_* error when the call would break a capture in progress.
 CUresult submit_and_wait(Stream* stream, Work work);

@@ -331,6 +331,50 @@ TEST_F(Misuse, LibrariesAndKernels) {
             CUDA_ERROR_FILE_NOT_FOUND);
 }
 
+// Launches through a CUkernel reuse the function it resolved to last; that function must
+// not outlive its library or its context's module.
+TEST_F(Misuse, KernelLaunchesAfterUnloadAndAcrossContexts) {
+  CUdeviceptr arg = 0;
+  void* params[] = {&arg};
+  auto launch = [&](CUkernel k) {
+    return CU(cuLaunchKernel)(reinterpret_cast<CUfunction>(k), 1, 1, 1, 1, 1, 1, 0, nullptr, params,
+                              nullptr);
+  };
+  CUlibrary gone = nullptr;
+  CUkernel gone_kernel = nullptr;
+  CUfunction gone_function = nullptr;
+  ASSERT_EQ(CU(cuLibraryLoadData)(&gone, kPtx, nullptr, nullptr, 0, nullptr, nullptr, 0),
+            CUDA_SUCCESS);
+  ASSERT_EQ(CU(cuLibraryGetKernel)(&gone_kernel, gone, "k"), CUDA_SUCCESS);
+  EXPECT_EQ(launch(gone_kernel), CUDA_SUCCESS);
+  EXPECT_EQ(launch(gone_kernel), CUDA_SUCCESS);
+  ASSERT_EQ(CU(cuKernelGetFunction)(&gone_function, gone_kernel), CUDA_SUCCESS);
+  ASSERT_EQ(CU(cuLibraryUnload)(gone), CUDA_SUCCESS);
+  EXPECT_EQ(launch(gone_kernel), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(CU(cuLaunchKernel)(gone_function, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr),
+            CUDA_ERROR_INVALID_HANDLE);
+
+  // The kernel in another context gets that context's module, and again after the
+  // context that used it last is gone.
+  EXPECT_EQ(launch(kern), CUDA_SUCCESS);
+  CUfunction in_primary = nullptr, in_created = nullptr, again = nullptr;
+  ASSERT_EQ(CU(cuKernelGetFunction)(&in_primary, kern), CUDA_SUCCESS);
+  CUcontext created = nullptr;
+  ASSERT_EQ(CU(cuCtxCreate)(&created, nullptr, 0, 0), CUDA_SUCCESS); // current now
+  EXPECT_EQ(launch(kern), CUDA_SUCCESS);
+  ASSERT_EQ(CU(cuKernelGetFunction)(&in_created, kern), CUDA_SUCCESS);
+  EXPECT_NE(in_created, in_primary);
+  EXPECT_EQ(CU(cuCtxSynchronize)(), CUDA_SUCCESS);
+  ASSERT_EQ(CU(cuCtxDestroy)(created), CUDA_SUCCESS);
+  ASSERT_EQ(CU(cuCtxSetCurrent)(ctx), CUDA_SUCCESS);
+  EXPECT_EQ(launch(kern), CUDA_SUCCESS);
+  ASSERT_EQ(CU(cuKernelGetFunction)(&again, kern), CUDA_SUCCESS);
+  EXPECT_EQ(again, in_primary);
+  EXPECT_EQ(CU(cuLaunchKernel)(in_created, 1, 1, 1, 1, 1, 1, 0, nullptr, params, nullptr),
+            CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(CU(cuCtxSynchronize)(), CUDA_SUCCESS);
+}
+
 TEST_F(Misuse, Streams) {
   CUstream gone = nullptr;
   ASSERT_EQ(CU(cuStreamCreate)(&gone, 0), CUDA_SUCCESS);

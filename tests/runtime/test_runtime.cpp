@@ -8,6 +8,7 @@
 
 #include "runtime/context.h"
 #include "runtime/device.h"
+#include "runtime/handle.h"
 #include "runtime/memory.h"
 #include "runtime/stream.h"
 
@@ -204,4 +205,59 @@ TEST(Runtime, StickyErrorStopsLaterWork) {
   destroy_stream(s.value());
   reset_primary(devices()[0]);
   EXPECT_EQ(c->sticky_error.load(), CUDA_SUCCESS);
+}
+
+TEST(Runtime, HandleRegistryFindsLiveObjectsOnly) {
+  HandleRegistry<int> r;
+  std::vector<int> objects(1000);
+  EXPECT_EQ(r.find(&objects[0]), nullptr); // empty: no table yet
+  for (int& o : objects)
+    r.add(&o);
+  for (size_t i = 0; i < objects.size(); i += 2)
+    EXPECT_TRUE(r.remove(&objects[i]));
+  EXPECT_FALSE(r.remove(&objects[0])); // already stale
+  for (size_t i = 0; i < objects.size(); ++i)
+    EXPECT_EQ(r.find(&objects[i]), i % 2 ? &objects[i] : nullptr) << i;
+  // Tombstones are reused and a re-added object is found again.
+  r.add(&objects[0]);
+  EXPECT_EQ(r.find(&objects[0]), &objects[0]);
+  size_t live = 0;
+  r.for_each([&](int*) { ++live; });
+  EXPECT_EQ(live, objects.size() / 2 + 1);
+  // NULL, the tombstone's value and foreign pointers are not objects.
+  int foreign = 0;
+  EXPECT_EQ(r.find(nullptr), nullptr);
+  EXPECT_EQ(r.find(reinterpret_cast<void*>(uintptr_t(1))), nullptr);
+  EXPECT_EQ(r.find(&foreign), nullptr);
+}
+
+// Lookups take no lock: they run while other threads add and remove objects (the table
+// grows and is rebuilt under them), and always see the objects that stay live.
+TEST(Runtime, HandleRegistryLookupsRaceWithChanges) {
+  HandleRegistry<int> r;
+  std::vector<int> stable(64), churn(4096);
+  for (int& o : stable)
+    r.add(&o);
+  std::atomic<bool> stop{false};
+  std::atomic<size_t> misses{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 2; ++t)
+    readers.emplace_back([&] {
+      while (!stop.load())
+        for (int& o : stable)
+          if (r.find(&o) != &o)
+            ++misses;
+    });
+  for (int round = 0; round < 8; ++round) {
+    for (int& o : churn)
+      r.add(&o);
+    for (int& o : churn) {
+      EXPECT_TRUE(r.remove(&o));
+      EXPECT_EQ(r.find(&o), nullptr);
+    }
+  }
+  stop = true;
+  for (auto& t : readers)
+    t.join();
+  EXPECT_EQ(misses.load(), 0u);
 }

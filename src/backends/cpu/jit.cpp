@@ -681,6 +681,13 @@ CUresult run_block(const CompiledKernel& k, const void* args, BlockState& bs, Sc
   };
   if (k.splits.empty()) {
     run_threads(k, args, bs, 0, n, codegen::kResumeStart);
+    // Branch-free, so that it vectorises: the common case is a block that ended normally.
+    // A stop in [kThreadStopped, kThreadExited) is a trap, fault or assertion.
+    bool stopped = false;
+    for (uint32_t t = 0; t < n; ++t)
+      stopped |=
+          s.next[t] - codegen::kThreadStopped < codegen::kThreadExited - codegen::kThreadStopped;
+    if (!stopped) return CUDA_SUCCESS;
     for (uint32_t t = 0; t < n; ++t)
       if (s.next[t] >= codegen::kThreadStopped && s.next[t] != codegen::kThreadExited)
         return ended(s.next[t]);
@@ -1039,6 +1046,144 @@ in_step:
   }
 }
 
+// ---------------------------------------------------------------- a grid
+
+// What the threads running a grid's blocks share. The launching thread writes it before
+// any worker starts and only the block counter and the error are written afterwards, each
+// on a cache line of its own: a worker's first look at a launch costs a few cache misses,
+// not one per variable of the launching thread's frame.
+struct alignas(64) GridRun {
+  const CompiledKernel* k;
+  const void* args;
+  runtime::LaunchShape shape;
+  uint64_t blocks;
+  uint64_t chunk; // blocks taken at a time
+  uint32_t n;     // threads per block
+  size_t user_shared, reserved_begin, shared_bytes, local_stride;
+  bool has_matrix_ops;
+  LaunchCheck check;
+  alignas(64) uint64_t workspace[16] = {}; // the grid's workspace (%envreg1:%envreg2)
+  alignas(64) std::atomic<uint64_t> next{0};
+  alignas(64) std::atomic<bool> failed{false};
+  std::mutex error_mutex;
+  CUresult error = CUDA_SUCCESS;
+  std::string fault;
+
+  void fail(CUresult r, std::string message) {
+    std::lock_guard lock(error_mutex);
+    if (error == CUDA_SUCCESS) {
+      error = r;
+      fault = std::move(message);
+    }
+    failed = true;
+  }
+};
+
+// Runs blocks of the grid until none is left (or one failed), on the calling thread.
+void run_grid_blocks(GridRun& g) {
+  // A worker that arrives when the other threads have taken every block only checks in.
+  if (g.next.load(std::memory_order_relaxed) >= g.blocks) return;
+  const CompiledKernel& k = *g.k;
+  const runtime::LaunchShape& shape = g.shape;
+  const uint32_t n = g.n;
+  install_fault_handlers();
+  thread_local Scratch scratch;
+  Scratch& s = scratch;
+  // Shared memory starts zeroed for the whole launch (CUDA leaves it undefined).
+  s.shared.assign(g.shared_bytes + 16, 0);
+  s.local.resize(g.local_stride * n);
+  s.spill.resize(size_t(k.spill_slots) * n);
+  s.exchange.resize(n);
+  s.released.resize(n);
+  if (g.has_matrix_ops) s.fragments.resize(size_t(n) * codegen::kFragmentWords);
+  s.next.resize(n);
+  s.warp_mask.resize(n);
+  s.barrier.resize(n);
+  s.resume.resize(n);
+  s.status.resize(n);
+  using R = codegen::SpecialRegister;
+  BlockState bs{};
+  auto set = [&](R r, uint32_t v) { bs.sreg[size_t(r)] = v; };
+  const uint64_t workspace_address = reinterpret_cast<uintptr_t>(g.workspace);
+  set(R::NtidX, shape.block[0]);
+  set(R::NtidY, shape.block[1]);
+  set(R::NtidZ, shape.block[2]);
+  set(R::NctaidX, shape.grid[0]);
+  set(R::NctaidY, shape.grid[1]);
+  set(R::NctaidZ, shape.grid[2]);
+  set(R::NWarpId, (n + 31) / 32);
+  set(R::NSmId, config::worker_threads());
+  set(R::DynamicSmemSize, uint32_t(shape.dynamic_shared_bytes));
+  set(R::TotalSmemSize, uint32_t(g.user_shared));
+  set(R::ReservedSmemBegin, uint32_t(g.reserved_begin));
+  set(R::ReservedSmemEnd, uint32_t(g.shared_bytes));
+  set(R::ReservedSmemCap, uint32_t(g.shared_bytes));
+  set(R::ReservedSmem0, uint32_t(g.reserved_begin));
+  set(R::ReservedSmem1, uint32_t(g.reserved_begin + 256));
+  set(R::RowBase, 0);
+  set(R::TidY, 0);
+  set(R::TidZ, 0);
+  set(R::EnvReg1, uint32_t(workspace_address >> 32));
+  set(R::EnvReg2, uint32_t(workspace_address));
+  for (int i = 0; i < 3; ++i)
+    bs.block_dim[i] = shape.block[i];
+  bs.nthreads = n;
+  bs.shared = s.shared.data();
+  bs.local = s.local.data();
+  bs.local_stride = g.local_stride;
+  bs.spill = s.spill.data();
+  bs.next = s.next.data();
+  bs.exchange = s.exchange.data();
+  bs.released = s.released.data();
+  bs.fragments = s.fragments.data();
+  bs.shared_bytes = g.shared_bytes;
+  bs.check = &g.check;
+  bs.warp_mask = s.warp_mask.data();
+  bs.barrier = s.barrier.data();
+  volatile uint64_t current = 0;
+  sigjmp_buf jump;
+  // The signal mask need not be saved (a system call per worker and launch): the fault
+  // handler runs with SA_NODEFER and an empty sa_mask, so it leaves the mask as it was.
+  if (sigsetjmp(jump, 0) != 0) {
+    t_fault_jump = nullptr;
+    uint64_t b = current;
+    char text[256];
+    const char* what = t_fault_signal == SIGSEGV || t_fault_signal == SIGBUS
+                           ? "an illegal memory access"
+                       : t_fault_signal == SIGFPE ? "an arithmetic exception"
+                                                  : "an illegal instruction";
+    snprintf(text, sizeof text, "kernel '%s' made %s (address %p) in block (%llu, %llu, %llu)",
+             k.name.c_str(), what, t_fault_address, (unsigned long long)(b % shape.grid[0]),
+             (unsigned long long)((b / shape.grid[0]) % shape.grid[1]),
+             (unsigned long long)(b / (uint64_t(shape.grid[0]) * shape.grid[1])));
+    g.fail(t_fault_signal == SIGSEGV || t_fault_signal == SIGBUS ? CUDA_ERROR_ILLEGAL_ADDRESS
+                                                                 : CUDA_ERROR_LAUNCH_FAILED,
+           text);
+    return;
+  }
+  t_fault_jump = &jump;
+  const uint64_t blocks = g.blocks, chunk = g.chunk;
+  for (uint64_t first;
+       !g.failed.load(std::memory_order_relaxed) && (first = g.next.fetch_add(chunk)) < blocks;) {
+    for (uint64_t b = first; b < std::min(blocks, first + chunk); ++b) {
+      current = b;
+      set(R::CtaidX, uint32_t(b % shape.grid[0]));
+      set(R::CtaidY, uint32_t((b / shape.grid[0]) % shape.grid[1]));
+      set(R::CtaidZ, uint32_t(b / (uint64_t(shape.grid[0]) * shape.grid[1])));
+      if (CUresult r = run_block(k, g.args, bs, s); r != CUDA_SUCCESS) {
+        g.fail(r, r == CUDA_ERROR_ASSERT ? "kernel '" + k.name + "' failed a device-side assertion"
+                  : r == CUDA_ERROR_ILLEGAL_ADDRESS
+                      ? "kernel '" + k.name + "' made an invalid memory access"
+                  : r == CUDA_ERROR_MISALIGNED_ADDRESS
+                      ? "kernel '" + k.name + "' made a misaligned memory access"
+                      : "kernel '" + k.name + "' executed a trap instruction");
+        break;
+      }
+    }
+  }
+  t_fault_jump = nullptr;
+}
+
 } // namespace
 
 CUresult launch_on_cpu(runtime::CompiledProgram& compiled, size_t kernel, const runtime::LaunchShape& shape,
@@ -1052,150 +1197,42 @@ CUresult launch_on_cpu(runtime::CompiledProgram& compiled, size_t kernel, const 
     return CUresult(entry.error().code());
   }
   const CompiledKernel& k = program.kernels[kernel];
-  const uint64_t blocks = uint64_t(shape.grid[0]) * shape.grid[1] * shape.grid[2];
-  const uint32_t n = shape.block[0] * shape.block[1] * shape.block[2];
+  GridRun g;
+  g.k = &k;
+  g.args = args;
+  g.shape = shape;
+  g.blocks = uint64_t(shape.grid[0]) * shape.grid[1] * shape.grid[2];
+  g.n = shape.block[0] * shape.block[1] * shape.block[2];
   unsigned workers = config::worker_threads();
   // A grid that synchronises (cooperative groups' grid.sync) needs every block resident:
   // one host thread per block. The launch checked the grid against the resident limit.
-  if (k.grid_sync)
-    workers = unsigned(std::min<uint64_t>(blocks, 4096));
-  if (uint64_t(workers) > blocks)
-    workers = unsigned(blocks);
-  // The grid's workspace (%envreg1:%envreg2), zeroed for each launch.
-  std::vector<uint64_t> workspace(16, 0);
-  LaunchCheck check;
-  check.accessible = shape.accessible;
-  check.kernel = k.name.c_str();
-  const uint64_t workspace_address = reinterpret_cast<uintptr_t>(workspace.data());
-  const size_t user_shared = std::max(k.shared_bytes, k.dynamic_offset + shape.dynamic_shared_bytes);
-  const size_t reserved_begin = (user_shared + 15) / 16 * 16;
-  const size_t shared_bytes = reserved_begin + codegen::kReservedSharedBytes;
-  const size_t local_stride = (k.local_bytes + 15) / 16 * 16;
-  std::atomic<uint64_t> next{0};
-  std::atomic<bool> failed{false};
-  std::mutex error_mutex;
-  CUresult error = CUDA_SUCCESS;
-  std::string fault;
-
-  auto run_blocks = [&] {
-    install_fault_handlers();
-    thread_local Scratch scratch;
-    Scratch& s = scratch;
-    // Shared memory starts zeroed for the whole launch (CUDA leaves it undefined).
-    s.shared.assign(shared_bytes + 16, 0);
-    s.local.resize(local_stride * n);
-    s.spill.resize(size_t(k.spill_slots) * n);
-    s.exchange.resize(n);
-    s.released.resize(n);
-    if (std::find(k.splits.begin(), k.splits.end(), codegen::SplitKind::WarpMatrix) != k.splits.end())
-      s.fragments.resize(size_t(n) * codegen::kFragmentWords);
-    s.next.resize(n);
-    s.warp_mask.resize(n);
-    s.barrier.resize(n);
-    s.resume.resize(n);
-    s.status.resize(n);
-    using R = codegen::SpecialRegister;
-    BlockState bs{};
-    auto set = [&](R r, uint32_t v) { bs.sreg[size_t(r)] = v; };
-    set(R::NtidX, shape.block[0]);
-    set(R::NtidY, shape.block[1]);
-    set(R::NtidZ, shape.block[2]);
-    set(R::NctaidX, shape.grid[0]);
-    set(R::NctaidY, shape.grid[1]);
-    set(R::NctaidZ, shape.grid[2]);
-    set(R::NWarpId, (n + 31) / 32);
-    set(R::NSmId, config::worker_threads());
-    set(R::DynamicSmemSize, uint32_t(shape.dynamic_shared_bytes));
-    set(R::TotalSmemSize, uint32_t(user_shared));
-    set(R::ReservedSmemBegin, uint32_t(reserved_begin));
-    set(R::ReservedSmemEnd, uint32_t(shared_bytes));
-    set(R::ReservedSmemCap, uint32_t(shared_bytes));
-    set(R::ReservedSmem0, uint32_t(reserved_begin));
-    set(R::ReservedSmem1, uint32_t(reserved_begin + 256));
-    set(R::RowBase, 0);
-    set(R::TidY, 0);
-    set(R::TidZ, 0);
-    set(R::EnvReg1, uint32_t(workspace_address >> 32));
-    set(R::EnvReg2, uint32_t(workspace_address));
-    for (int i = 0; i < 3; ++i)
-      bs.block_dim[i] = shape.block[i];
-    bs.nthreads = n;
-    bs.shared = s.shared.data();
-    bs.local = s.local.data();
-    bs.local_stride = local_stride;
-    bs.spill = s.spill.data();
-    bs.next = s.next.data();
-    bs.exchange = s.exchange.data();
-    bs.released = s.released.data();
-    bs.fragments = s.fragments.data();
-    bs.shared_bytes = shared_bytes;
-    bs.check = &check;
-    bs.warp_mask = s.warp_mask.data();
-    bs.barrier = s.barrier.data();
-    volatile uint64_t current = 0;
-    sigjmp_buf jump;
-    // The signal mask need not be saved (a system call per worker and launch): the fault
-    // handler runs with SA_NODEFER and an empty sa_mask, so it leaves the mask as it was.
-    if (sigsetjmp(jump, 0) != 0) {
-      t_fault_jump = nullptr;
-      uint64_t b = current;
-      char text[256];
-      const char* what = t_fault_signal == SIGSEGV || t_fault_signal == SIGBUS ? "an illegal memory access"
-                         : t_fault_signal == SIGFPE                           ? "an arithmetic exception"
-                                                                              : "an illegal instruction";
-      snprintf(text, sizeof text, "kernel '%s' made %s (address %p) in block (%llu, %llu, %llu)", k.name.c_str(), what,
-               t_fault_address, (unsigned long long)(b % shape.grid[0]),
-               (unsigned long long)((b / shape.grid[0]) % shape.grid[1]),
-               (unsigned long long)(b / (uint64_t(shape.grid[0]) * shape.grid[1])));
-      std::lock_guard lock(error_mutex);
-      if (error == CUDA_SUCCESS) {
-        error = t_fault_signal == SIGSEGV || t_fault_signal == SIGBUS ? CUDA_ERROR_ILLEGAL_ADDRESS
-                                                                       : CUDA_ERROR_LAUNCH_FAILED;
-        fault = text;
-      }
-      failed = true;
-      return;
-    }
-    t_fault_jump = &jump;
-    // Blocks are handed out in chunks so that small blocks do not contend on the counter.
-    const uint64_t chunk = k.grid_sync ? 1 : std::max<uint64_t>(1, blocks / (uint64_t(workers) * 16));
-    for (uint64_t first; !failed.load(std::memory_order_relaxed) && (first = next.fetch_add(chunk)) < blocks;) {
-      for (uint64_t b = first; b < std::min(blocks, first + chunk); ++b) {
-        current = b;
-        set(R::CtaidX, uint32_t(b % shape.grid[0]));
-        set(R::CtaidY, uint32_t((b / shape.grid[0]) % shape.grid[1]));
-        set(R::CtaidZ, uint32_t(b / (uint64_t(shape.grid[0]) * shape.grid[1])));
-        if (CUresult r = run_block(k, args, bs, s); r != CUDA_SUCCESS) {
-          std::lock_guard lock(error_mutex);
-          if (error == CUDA_SUCCESS) {
-            error = r;
-            fault = r == CUDA_ERROR_ASSERT            ? "kernel '" + k.name + "' failed a device-side assertion"
-                    : r == CUDA_ERROR_ILLEGAL_ADDRESS ? "kernel '" + k.name + "' made an invalid memory access"
-                    : r == CUDA_ERROR_MISALIGNED_ADDRESS ? "kernel '" + k.name + "' made a misaligned memory access"
-                                                      : "kernel '" + k.name + "' executed a trap instruction";
-          }
-          failed = true;
-          break;
-        }
-      }
-    }
-    t_fault_jump = nullptr;
-  };
+  if (k.grid_sync) workers = unsigned(std::min<uint64_t>(g.blocks, 4096));
+  if (uint64_t(workers) > g.blocks) workers = unsigned(g.blocks);
+  // Blocks are handed out in chunks so that small blocks do not contend on the counter.
+  g.chunk = k.grid_sync ? 1 : std::max<uint64_t>(1, g.blocks / (uint64_t(workers) * 16));
+  g.check.accessible = shape.accessible;
+  g.check.kernel = k.name.c_str();
+  g.user_shared = std::max(k.shared_bytes, k.dynamic_offset + shape.dynamic_shared_bytes);
+  g.reserved_begin = (g.user_shared + 15) / 16 * 16;
+  g.shared_bytes = g.reserved_begin + codegen::kReservedSharedBytes;
+  g.local_stride = (k.local_bytes + 15) / 16 * 16;
+  g.has_matrix_ops =
+      std::find(k.splits.begin(), k.splits.end(), codegen::SplitKind::WarpMatrix) != k.splits.end();
   // The process's worker pool runs the blocks; a grid that synchronises gets threads of
   // its own (one per block), and so does a launch made while another one holds the pool
   // (streams of other host threads), rather than waiting for it.
   WorkerPool& pool = WorkerPool::instance();
-  if (k.grid_sync || workers > pool.size() || !pool.run(workers, [&](unsigned) { run_blocks(); }, false)) {
+  auto job = [](void* grid, unsigned) { run_grid_blocks(*static_cast<GridRun*>(grid)); };
+  if (k.grid_sync || workers > pool.size() || !pool.run(workers, job, &g, false)) {
     std::vector<std::thread> own;
     for (unsigned w = 1; w < workers; ++w)
-      own.emplace_back(run_blocks);
-    run_blocks();
+      own.emplace_back([&g] { run_grid_blocks(g); });
+    run_grid_blocks(g);
     for (auto& t : own)
       t.join();
   }
-  if (error != CUDA_SUCCESS)
-    log_error(fault);
-  return error;
+  if (g.error != CUDA_SUCCESS) log_error(g.fault);
+  return g.error;
 }
 
 } // namespace mimic::cpu

@@ -74,24 +74,28 @@ void WorkerPool::worker(unsigned index) {
         sleepers_.fetch_sub(1, std::memory_order_seq_cst);
       }
     ++seen; // one generation at a time: the caller waits for every worker before the next
-    if (index < count_)
-      (*job_)(index);
+    if (index < count_) job_(context_, index);
     if (remaining_.fetch_sub(1, std::memory_order_seq_cst) == 1 && caller_asleep_.load(std::memory_order_seq_cst))
       futex_wake_all(remaining_);
   }
 }
 
-bool WorkerPool::run(unsigned count, const std::function<void(unsigned)>& job, bool wait) {
+bool WorkerPool::run(unsigned count, Job job, void* context, bool wait) {
+  if (count <= 1) { // the caller alone: no worker is involved
+    job(context, 0);
+    return true;
+  }
   std::unique_lock lock(busy_, std::defer_lock);
   if (wait)
     lock.lock();
   else if (!lock.try_lock())
     return false;
-  if (count <= 1 || threads_.empty()) {
-    job(0);
+  if (threads_.empty()) {
+    job(context, 0);
     return true;
   }
-  job_ = &job;
+  job_ = job;
+  context_ = context;
   count_ = count;
   // Every worker takes part in each generation (those past `count` just check in), so
   // that `remaining` counts them all and none can miss a generation.
@@ -99,7 +103,7 @@ bool WorkerPool::run(unsigned count, const std::function<void(unsigned)>& job, b
   generation_.fetch_add(1, std::memory_order_seq_cst);
   if (sleepers_.load(std::memory_order_seq_cst) != 0) // no system call while all spin
     futex_wake_all(generation_);
-  job(0);
+  job(context, 0);
   if (!spin_until([&] { return remaining_.load(std::memory_order_acquire) == 0; })) {
     caller_asleep_.store(true, std::memory_order_seq_cst);
     for (uint32_t left; (left = remaining_.load(std::memory_order_seq_cst)) != 0;)

@@ -6,7 +6,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -20,11 +19,12 @@ public:
 
   unsigned size() const { return unsigned(threads_.size()) + 1; }
 
-  // Runs job(i) for i in [0, count) on count threads, the calling one included (i = 0),
-  // and returns when all have returned. count is at most size(). Launches from several
-  // host threads at once take turns; `false` (and nothing run) when the pool is busy and
-  // `wait` is false, so that the caller can use threads of its own instead.
-  bool run(unsigned count, const std::function<void(unsigned)>& job, bool wait);
+  // Runs job(context, i) for i in [0, count) on count threads, the calling one included
+  // (i = 0), and returns when all have returned. count is at most size(). Launches from
+  // several host threads at once take turns; `false` (and nothing run) when the pool is
+  // busy and `wait` is false, so that the caller can use threads of its own instead.
+  using Job = void (*)(void* context, unsigned index);
+  bool run(unsigned count, Job job, void* context, bool wait);
 
 private:
   explicit WorkerPool(unsigned threads);
@@ -32,7 +32,8 @@ private:
 
   std::vector<std::thread> threads_;
   std::mutex busy_;                       // one job at a time
-  const std::function<void(unsigned)>* job_ = nullptr;
+  Job job_ = nullptr;
+  void* context_ = nullptr;
   unsigned count_ = 0;
   std::atomic<uint32_t> generation_{0};   // bumped for each job; workers wait on it
   std::atomic<uint32_t> remaining_{0};    // workers still running the current job
