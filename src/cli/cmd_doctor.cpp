@@ -461,7 +461,7 @@ void add_amdgpu_lines(Report& report) {
       report.add(component, Mark::Ok, what + ": Mimic generates code for it");
     else
       report.add(component, Mark::Warn, what + ": not used: " + g.reason,
-                 "Mimic targets RDNA GPUs (gfx1030-gfx1036, gfx1100-gfx1103, gfx1150-gfx1153, gfx1200, "
+                 "Mimic targets RDNA GPUs (gfx1010-gfx1012, gfx1030-gfx1036, gfx1100-gfx1103, gfx1150-gfx1153, gfx1200, "
                  "gfx1201); other GPUs are left to the CPU backend");
   }
   std::string present, missing;

@@ -4,7 +4,7 @@
 # each target, and each code object checked with LLVM's object tools
 # (check_code_object.py: AMDGPU ELF for the target, every kernel in the metadata with the
 # launch's argument layout, its static LDS, wave32, no undefined symbols).
-#   code_objects.sh MIMIC NVCC WORK_DIR [TARGET...]      (default: gfx1030 gfx1100 gfx1200 gfx1201)
+#   code_objects.sh MIMIC NVCC WORK_DIR [TARGET...]      (default: gfx1010 gfx1030 gfx1100 gfx1200 gfx1201)
 # known_failures.txt lists inputs that cannot be translated yet ("cuda/NAME reason" or
 # "ptx/NAME reason", optionally NAME:TARGET); a listed input that passes is an error, so
 # the list stays honest. MIMIC_AMDGPU_JOBS compiles in parallel (default 2). Without nvcc
@@ -15,7 +15,7 @@ tests=$(cd "$here/.." && pwd)
 mimic=$1 nvcc=$2 work=$3
 shift 3
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(gfx1030 gfx1100 gfx1200 gfx1201)
+[ ${#targets[@]} -gt 0 ] || targets=(gfx1010 gfx1030 gfx1100 gfx1200 gfx1201)
 readelf=$(command -v llvm-readelf-22 || command -v llvm-readelf)
 readobj=$(command -v llvm-readobj-22 || command -v llvm-readobj)
 mkdir -p "$work/ptx"

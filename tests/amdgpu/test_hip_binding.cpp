@@ -188,7 +188,7 @@ TEST(HipDevices, UnsupportedGpusSayWhy) {
   EXPECT_FALSE(d[0].supported);
   EXPECT_EQ(d[0].gfx, "gfx906");
   EXPECT_NE(d[0].unsupported_reason.find(
-                "gfx906 is not a target Mimic generates code for (supported: gfx1030,"),
+                "gfx906 is not a target Mimic generates code for (supported: gfx1010,"),
             std::string::npos)
       << d[0].unsupported_reason;
   EXPECT_TRUE(d[1].supported);

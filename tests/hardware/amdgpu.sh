@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs Mimic's PTX kernel suite (tests/ptx) and CUDA program suite (tests/cuda) on an AMD
 # GPU: the same runners the CPU's ctest entries use, with MIMIC_BACKEND=amdgpu so that
-# every program gets the GPU and only the GPU. For a machine with a supported Radeon (RDNA2
-# or newer, see `supported_targets()`), AMD's HIP runtime (ROCm 6 or 7; 5 without
+# every program gets the GPU and only the GPU. For a machine with a supported Radeon (RDNA,
+# see `supported_targets()`), AMD's HIP runtime (ROCm 6 or 7; 5 without
 # cooperative launches) and the CUDA toolkit's nvcc (to build the test programs; no NVIDIA
 # GPU needed). README.md, "Running the tests on an AMD GPU", says how.
 #   tests/hardware/amdgpu.sh [BUILD_DIR]      (default: build)
