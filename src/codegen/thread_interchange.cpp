@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
+#include <utility>
 
 #include <llvm/ADT/SetVector.h>
 #include <llvm/ADT/SmallPtrSet.h>
@@ -449,6 +450,19 @@ void Interchanger::transform(Plan& p) {
     return array_slot(v->getType(), at, b, a);
   };
   auto state_at = [&](Value* at, IRBuilder<>& b) { return array_slot(i8, at, b, state); };
+  // The end of a new loop over the row's threads with index `t`: t + 1, the thread loop's
+  // own test of it, and the branch back to `again` or on to `out`.
+  auto next_thread_of = [&](IRBuilder<>& b, PHINode* t, BasicBlock* again, BasicBlock* out) {
+    Instruction* t_next = p.next->clone();
+    t_next->replaceUsesOfWith(p.iv, t);
+    b.Insert(t_next, "t.next");
+    Instruction* c = p.cond->clone();
+    c->replaceUsesOfWith(p.next, t_next);
+    b.Insert(c);
+    BranchInst* br = stay_first ? b.CreateCondBr(c, again, out) : b.CreateCondBr(c, out, again);
+    t->addIncoming(t_next, b.GetInsertBlock());
+    return std::pair{t_next, br};
+  };
 
   // The latch's code belongs to C; a new latch steps t, so that a thread entering the
   // inner loop can go straight to the next thread.
@@ -510,18 +524,8 @@ void Interchanger::transform(Plan& p) {
     PHINode* n = b.CreatePHI(b.getInt32Ty(), 2, "entered");
     Value* where = b.CreateLoad(i8, state_at(index(b, t), b), "where");
     Value* n_next = b.CreateAdd(n, b.CreateZExt(b.CreateICmpEQ(where, b.getInt8(kInside)), b.getInt32Ty()));
-    Instruction* t_next = p.next->clone();
-    t_next->replaceUsesOfWith(p.iv, t);
-    b.Insert(t_next, "t.next");
-    Instruction* c = p.cond->clone();
-    c->replaceUsesOfWith(p.next, t_next);
-    b.Insert(c);
-    if (stay_first)
-      b.CreateCondBr(c, count, counted);
-    else
-      b.CreateCondBr(c, counted, count);
     t->addIncoming(p.first, rounds);
-    t->addIncoming(t_next, count);
+    next_thread_of(b, t, count, counted);
     n->addIncoming(b.getInt32(0), rounds);
     n->addIncoming(n_next, count);
     b.SetInsertPoint(counted);
@@ -627,18 +631,8 @@ void Interchanger::transform(Plan& p) {
   for (BasicBlock* leave : leaves)
     still->addIncoming(b.getFalse(), leave);
   Value* inside_next = b.CreateAdd(inside, b.CreateZExt(still, b.getInt32Ty()), "inside.next");
-  Instruction* next2 = p.next->clone();
-  next2->replaceUsesOfWith(p.iv, t2);
-  b.Insert(next2, "t.next");
-  Instruction* cond2 = p.cond->clone();
-  cond2->replaceUsesOfWith(p.next, next2);
-  b.Insert(cond2);
-  if (stay_first)
-    b.CreateCondBr(cond2, threads, round_end);
-  else
-    b.CreateCondBr(cond2, round_end, threads);
   t2->addIncoming(p.first, round);
-  t2->addIncoming(next2, next_thread);
+  next_thread_of(b, t2, threads, round_end);
   inside->addIncoming(b.getInt32(0), round);
   inside->addIncoming(inside_next, next_thread);
   // Values the same in every thread step once per round.
@@ -698,16 +692,9 @@ void Interchanger::transform(Plan& p) {
         if (!copied3.count(phi.getIncomingBlock(k)))
           phi.removeIncomingValue(k, false);
   b.SetInsertPoint(step3);
-  Instruction* next3 = p.next->clone();
-  next3->replaceUsesOfWith(p.iv, t3);
-  b.Insert(next3, "t.next");
-  Instruction* cond3 = p.cond->clone();
-  cond3->replaceUsesOfWith(p.next, next3);
-  b.Insert(cond3);
-  BranchInst* back3 = stay_first ? b.CreateCondBr(cond3, threads3, p.exit) : b.CreateCondBr(cond3, p.exit, threads3);
-  mark_thread_loop(back3);
   t3->addIncoming(p.first, after);
-  t3->addIncoming(next3, step3);
+  auto [next3, back3] = next_thread_of(b, t3, threads3, p.exit);
+  mark_thread_loop(back3);
   for (PHINode& phi : p.exit->phis()) {
     int k = phi.getBasicBlockIndex(step);
     Value* v = phi.getIncomingValue(unsigned(k));
