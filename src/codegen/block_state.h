@@ -147,7 +147,16 @@ struct BlockState {
   void* check;              // MIMIC_CHECK=memory: the executor's launch record (opaque)
   uint32_t* barrier;        // [t]: barrier id and count at a Barrier/Arrive split point;
                             // at a Warp one, the lanes the operation waits for (membermask)
+  // shfl's operands, 32 bits each (so that a thread loop of shuffles is vectorised as wide
+  // as the program's own 32-bit values): shfl_exchange[t] is what t publishes,
+  // shfl_released[t] what it was at the release, as `exchange`/`released`. shfl_released
+  // is readable from [-32, nthreads + 32): a lane reads its source lane's slot at a
+  // constant distance unconditionally and keeps its own value where the source is out of
+  // range, so that the reads are consecutive.
+  uint32_t* shfl_exchange;
+  uint32_t* shfl_released;
 };
+constexpr uint32_t kShuffleSlack = 32; // slots before and after shfl_released's threads
 
 // Warp operations, evaluated when a thread resumes after its warp's lanes have all published
 // their operand (read from `released`; implemented by the CPU backend; `t` is the linear thread).

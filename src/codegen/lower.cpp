@@ -1220,7 +1220,8 @@ void tag_executor_memory(Module& m, const std::map<Function*, ModuleLowering::Fu
   static const size_t kArrays[] = {offsetof(BlockState, spill),     offsetof(BlockState, next),
                                    offsetof(BlockState, exchange),  offsetof(BlockState, released),
                                    offsetof(BlockState, warp_mask), offsetof(BlockState, fragments),
-                                   offsetof(BlockState, barrier)};
+                                   offsetof(BlockState, barrier),   offsetof(BlockState, shfl_exchange),
+                                   offsetof(BlockState, shfl_released)};
   constexpr size_t kCount = std::size(kArrays);
   const DataLayout& dl = m.getDataLayout();
   // Which array an address is in (-1: the program's memory).

@@ -157,23 +157,46 @@ void FunctionLowering::lower_warp(const ptx::Instruction& ins) {
     if (ins.num_operands < 4)
       unsupported(ins, "shfl needs d, a, b and c");
     uint32_t mode = ins.has(Modifier::Up) ? 0 : ins.has(Modifier::Down) ? 1 : ins.has(Modifier::Bfly) ? 2 : 3;
-    publish(value(ins, ins.operands[1], i32, false));
+    Value* t = thread_index();
+    {
+      Value* out = block_field(offsetof(BlockState, shfl_exchange), ptr);
+      b_.CreateStore(value(ins, ins.operands[1], i32, false), thread_slot(b_, out, i32, t));
+    }
     stop(4);
     // The source lane, computed in line (no call, so a thread loop of shuffles can be
     // vectorised). Out of range, or past the block (a partial last warp), a lane reads its
     // own value; a lane that did not take part gives what it last published (undefined in PTX).
     Value* bv = b_.CreateAnd(value(ins, ins.operands[2], i32, false), 31);
     Value* cv = value(ins, ins.operands[3], i32, false);
-    Value* t = thread_index();
+    t = thread_index();
     Value* lane = b_.CreateAnd(t, 31);
     Value* base = b_.CreateAnd(t, ~31u);
     auto [j, in_range] = shuffle_source(b_, mode, lane, bv, cv);
-    j = b_.CreateSelect(in_range, j, lane);
     Value* nthreads = block_field(offsetof(BlockState, nthreads), i32);
-    j = b_.CreateSelect(b_.CreateICmpUGE(b_.CreateAdd(base, j), nthreads), lane, j);
-    Value* released = block_field(offsetof(BlockState, released), ptr);
-    Value* source = b_.CreateLoad(i64, thread_slot(b_, released, i64, b_.CreateAdd(base, j)));
-    store(ins, *dst_value, b_.CreateTrunc(source, i32), false);
+    Value* from_other = b_.CreateAnd(in_range, b_.CreateICmpULT(b_.CreateAdd(base, j), nthreads));
+    Value* released = block_field(offsetof(BlockState, shfl_released), ptr);
+    auto slot = [&](Value* index) { return b_.CreateLoad(i32, thread_slot(b_, released, i32, index)); };
+    Value* own = slot(t);
+    // up and down read at a distance the same for every lane (b), bfly with a power of two
+    // at +b or -b: consecutive reads of shfl_released (its slack covers the lanes whose
+    // source lies outside the block), where the general form is a gather. b is usually a
+    // constant only once the register holding it is folded, so bfly chooses by a test
+    // that folds with it.
+    Value* other;
+    if (mode == 0) {
+      other = slot(b_.CreateSub(t, bv));
+    } else if (mode == 1) {
+      other = slot(b_.CreateAdd(t, bv));
+    } else {
+      other = slot(b_.CreateAdd(base, b_.CreateSelect(from_other, j, lane)));
+      if (mode == 2) {
+        Value* below = b_.CreateICmpNE(b_.CreateAnd(lane, bv), b_.getInt32(0));
+        Value* power_of_two = b_.CreateICmpEQ(b_.CreateUnaryIntrinsic(Intrinsic::ctpop, bv), b_.getInt32(1));
+        other = b_.CreateSelect(power_of_two,
+                                b_.CreateSelect(below, slot(b_.CreateSub(t, bv)), slot(b_.CreateAdd(t, bv))), other);
+      }
+    }
+    store(ins, *dst_value, b_.CreateSelect(from_other, other, own), false);
     if (dst_pred)
       store(ins, *dst_pred, in_range, false);
     (void)member_mask;

@@ -1,6 +1,7 @@
 // Warp shuffles: __shfl_sync, __shfl_up_sync, __shfl_down_sync and __shfl_xor_sync for
 // every width from 32 to 2, source lanes past the width, 32- and 64-bit values, and a
-// shuffle among the lower half-warp only (partial member mask). The host reference
+// shuffle among the lower half-warp only (partial member mask), and constant distances
+// in a block whose last warp has 16 lanes (sources past the block). The host reference
 // follows the PTX ISA's shfl.sync definition (segments, clamps, own value when out of range).
 // variants: debug
 #include <vector>
@@ -30,6 +31,21 @@ __global__ void shuffles(int* out, double* dout, int* half_out) {
       s += __shfl_xor_sync(0x0000ffffu, s, m, 16);
     half_out[warp * 16 + lane] = s;
   }
+}
+
+// A block of 48 threads: the second warp has lanes 0-15 only. Shuffles at constant
+// distances within segments of 16 lanes (a butterfly sum, down by 3, up by 5) never name a
+// lane past the block as their source, but a lane's neighbour at that distance may be.
+__global__ void partial_warp(int* out) {
+  int t = threadIdx.x, lane = t % 32;
+  unsigned mask = t < 32 ? 0xffffffffu : 0x0000ffffu;
+  int v = t * 3 + 1, s = v;
+  for (int m = 8; m > 0; m /= 2)
+    s += __shfl_xor_sync(mask, s, m, 16);
+  out[0 * 48 + t] = s;
+  out[1 * 48 + t] = __shfl_down_sync(mask, v, 3, 16);
+  out[2 * 48 + t] = __shfl_up_sync(mask, v, 5, 16);
+  (void)lane;
 }
 
 // shfl.sync's source lane and whether it is in range (PTX ISA, shfl.sync).
@@ -97,6 +113,25 @@ int main() {
           fprintf(stderr, "  (warp %d, width %d)\n", warp, widths[w]);
       }
   expect_equal("64-bit shfl", dout.data(), dwant.data(), dout.size());
+
+  std::vector<int> partial(3 * 48), partial_want(3 * 48);
+  for (int t = 0; t < 48; ++t) {
+    auto val = [](int u) { return u * 3 + 1; };
+    int segment = t & ~15, sum = 0;
+    for (int u = segment; u < segment + 16; ++u)
+      sum += val(u);
+    partial_want[t] = sum;
+    partial_want[48 + t] = val((t % 16) + 3 < 16 ? t + 3 : t);
+    partial_want[96 + t] = val((t % 16) >= 5 ? t - 5 : t);
+  }
+  int* d_partial;
+  CHECK(cudaMalloc(&d_partial, partial.size() * sizeof(int)));
+  partial_warp<<<1, 48>>>(d_partial);
+  CHECK_LAUNCH();
+  CHECK(cudaMemcpy(partial.data(), d_partial, partial.size() * sizeof(int), cudaMemcpyDeviceToHost));
+  expect_equal("partial warp: xor sum", partial.data(), partial_want.data(), 48);
+  expect_equal("partial warp: down 3", partial.data() + 48, partial_want.data() + 48, 48);
+  expect_equal("partial warp: up 5", partial.data() + 96, partial_want.data() + 96, 48);
   expect_equal("half-warp xor sum", half_out.data(), half_want.data(), half_out.size());
   return report("warp_shfl");
 }

@@ -656,6 +656,7 @@ struct Scratch {
   std::vector<uint8_t> shared, local;
   std::vector<uint64_t> spill, exchange, released;
   std::vector<uint32_t> next, warp_mask, barrier, resume, fragments;
+  std::vector<uint32_t> shfl_exchange, shfl_released; // shfl_released has kShuffleSlack at both ends
   std::vector<uint8_t> status;
   std::vector<WarpRun> warps;
 };
@@ -829,6 +830,8 @@ in_step:
         run_matrix_op(bs, base, lanes);
       std::fill(s.warp_mask.begin() + r.lo, s.warp_mask.begin() + r.hi, lanes);
       std::copy(s.exchange.begin() + r.lo, s.exchange.begin() + r.hi, s.released.begin() + r.lo);
+      std::copy(s.shfl_exchange.begin() + r.lo, s.shfl_exchange.begin() + r.hi,
+                s.shfl_released.begin() + codegen::kShuffleSlack + r.lo);
       r.state = Runnable;
       runnable = true;
     }
@@ -959,6 +962,7 @@ in_step:
             if (group & (1u << (j - w))) {
               s.warp_mask[j] = group;
               s.released[j] = s.exchange[j];
+              s.shfl_released[codegen::kShuffleSlack + j] = s.shfl_exchange[j];
               s.status[j] = Runnable;
             }
           any_released = true;
@@ -1095,6 +1099,8 @@ void run_grid_blocks(GridRun& g) {
   s.spill.resize(size_t(k.spill_slots) * n);
   s.exchange.resize(n);
   s.released.resize(n);
+  s.shfl_exchange.resize(n);
+  s.shfl_released.resize(n + 2 * codegen::kShuffleSlack);
   if (g.has_matrix_ops) s.fragments.resize(size_t(n) * codegen::kFragmentWords);
   s.next.resize(n);
   s.warp_mask.resize(n);
@@ -1135,6 +1141,8 @@ void run_grid_blocks(GridRun& g) {
   bs.next = s.next.data();
   bs.exchange = s.exchange.data();
   bs.released = s.released.data();
+  bs.shfl_exchange = s.shfl_exchange.data();
+  bs.shfl_released = s.shfl_released.data() + codegen::kShuffleSlack;
   bs.fragments = s.fragments.data();
   bs.shared_bytes = g.shared_bytes;
   bs.check = &g.check;
