@@ -728,6 +728,7 @@ Function* FunctionLowering::run() {
   BasicBlock* next_row = BasicBlock::Create(ctx(), "next_row", fn_);
   BasicBlock* dispatch = BasicBlock::Create(ctx(), "dispatch", fn_);
   BasicBlock* done = BasicBlock::Create(ctx(), "done", fn_);
+  done_ = done;
   latch_ = BasicBlock::Create(ctx(), "latch", fn_);
   body_ = BasicBlock::Create(ctx(), "body", fn_);
   b_.SetInsertPoint(entry);
@@ -766,6 +767,7 @@ Function* FunctionLowering::run() {
     }
   insert_spills();
   split_thread_loop(end);
+  chain_in_step();
   return fn_;
 }
 
@@ -903,6 +905,123 @@ void FunctionLowering::split_thread_loop(Value* end) {
   }
   // The shared loop is unreachable now.
   removeUnreachableBlocks(*fn_);
+}
+
+// When every thread a call ran stopped at the same warp operation with every lane in its
+// member mask, and the call ran whole warps, or the call ran the whole block and every
+// thread stopped at the same full barrier, the call goes on from there itself, as the
+// executor would let it (jit.cpp run_block), without a return to the executor and its
+// scans of the block. Anything else (a partial warp, threads that stopped elsewhere or
+// ended, counted barriers, bar.arrive, bar.red, mbarrier waits, matrix operations)
+// returns. The checks read what the threads published (next, barrier): one pass over the
+// threads where the executor makes several.
+void FunctionLowering::chain_in_step() {
+  if (splits.empty() || inlined_waiting_call_)
+    return;
+  if (std::find(splits.begin(), splits.end(), SplitKind::Arrive) != splits.end())
+    return; // arrivals counted by the executor would be missed
+  BasicBlock* done = done_;
+  if (done->size() != 1 || !isa<ReturnInst>(done->getTerminator()))
+    return;
+  Type* i32 = b_.getInt32Ty();
+  Type* i64 = b_.getInt64Ty();
+  Type* ptr = b_.getPtrTy();
+  Argument* resume = fn_->getArg(4);
+  Value* begin = fn_->getArg(2);
+  Value* end = fn_->getArg(3);
+  // A resume value the kernel does not know returns at once (not through the chain).
+  BasicBlock* unknown = BasicBlock::Create(ctx(), "unknown_resume", fn_);
+  ReturnInst::Create(ctx(), unknown);
+  for (BasicBlock& bb : *fn_)
+    if (auto* sw = dyn_cast<SwitchInst>(bb.getTerminator()); sw && sw->getCondition() == resume)
+      sw->setDefaultDest(unknown);
+  // The resume point becomes a φ of the call's own and the one the chain goes on from.
+  BasicBlock* entry = &fn_->getEntryBlock();
+  BasicBlock* header = entry->splitBasicBlock(entry->getTerminator(), "chain");
+  PHINode* point = PHINode::Create(i32, 2, "point", header->begin());
+  point->addIncoming(resume, entry);
+  resume->replaceUsesWithIf(point, [&](Use& u) { return u.getUser() != point; });
+
+  done->getTerminator()->eraseFromParent();
+  BasicBlock* exit = BasicBlock::Create(ctx(), "chain_exit", fn_);
+  ReturnInst::Create(ctx(), exit);
+  BasicBlock* which = BasicBlock::Create(ctx(), "chain_which", fn_);
+  BasicBlock* barrier_check = BasicBlock::Create(ctx(), "chain_barrier", fn_);
+  BasicBlock* warp_check = BasicBlock::Create(ctx(), "chain_warp", fn_);
+  BasicBlock* again = BasicBlock::Create(ctx(), "chain_again", fn_);
+  IRBuilder<> b(done);
+  auto field = [&](size_t offset, Type* type) {
+    LoadInst* v = b.CreateLoad(type, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), block_, offset));
+    v->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(ctx(), {}));
+    return v;
+  };
+  Value* n = field(offsetof(BlockState, nthreads), i32);
+  b.CreateCondBr(b.CreateICmpULT(begin, end), which, exit);
+  b.SetInsertPoint(which);
+  Value* next = field(offsetof(BlockState, next), ptr);
+  Value* barrier = field(offsetof(BlockState, barrier), ptr);
+  auto at = [&](IRBuilder<>& bb, Value* array, Value* t) {
+    return bb.CreateLoad(i32, bb.CreateGEP(i32, array, bb.CreateZExt(t, i64)));
+  };
+  Value* stop = at(b, next, begin);
+  SwitchInst* kind = b.CreateSwitch(stop, exit);
+  for (size_t k = 0; k < splits.size(); ++k)
+    if (splits[k] == SplitKind::Barrier || splits[k] == SplitKind::Warp)
+      kind->addCase(b.getInt32(uint32_t(k + 1)), splits[k] == SplitKind::Barrier ? barrier_check : warp_check);
+  // A loop over [begin, end) ORing `mismatch(t)`; goes to `ok` when it is 0 everywhere.
+  auto all_threads = [&](BasicBlock* at_block, const char* name, auto mismatch, BasicBlock* ok) {
+    BasicBlock* loop = BasicBlock::Create(ctx(), name, fn_);
+    BasicBlock* tail = BasicBlock::Create(ctx(), std::string(name) + "_end", fn_);
+    b.SetInsertPoint(at_block);
+    BasicBlock* pre = b.GetInsertBlock();
+    b.CreateBr(loop);
+    b.SetInsertPoint(loop);
+    PHINode* t = b.CreatePHI(i32, 2);
+    PHINode* bad = b.CreatePHI(i32, 2);
+    t->addIncoming(begin, pre);
+    bad->addIncoming(b.getInt32(0), pre);
+    Value* bad_next = b.CreateOr(bad, mismatch(b, t));
+    Value* t_next = b.CreateAdd(t, b.getInt32(1));
+    t->addIncoming(t_next, loop);
+    bad->addIncoming(bad_next, loop);
+    b.CreateCondBr(b.CreateICmpULT(t_next, end), loop, tail);
+    b.SetInsertPoint(tail);
+    b.CreateCondBr(b.CreateICmpEQ(bad_next, b.getInt32(0)), ok, exit);
+  };
+  // Barrier: the whole block, the same id everywhere, for every thread (count 0).
+  b.SetInsertPoint(barrier_check);
+  Value* word = b.CreateLoad(i32, barrier);
+  BasicBlock* barrier_scan = BasicBlock::Create(ctx(), "chain_barrier_scan", fn_);
+  Value* whole = b.CreateAnd(b.CreateICmpEQ(begin, b.getInt32(0)), b.CreateICmpEQ(end, n));
+  b.CreateCondBr(b.CreateAnd(whole, b.CreateICmpULT(word, b.getInt32(0x100))), barrier_scan, exit);
+  all_threads(barrier_scan, "chain_barrier_loop", [&](IRBuilder<>& bb, Value* t) {
+    return bb.CreateOr(bb.CreateXor(at(bb, next, t), stop), bb.CreateXor(at(bb, barrier, t), word));
+  }, again);
+  // Warp operation: whole warps, every lane waiting for all 32 (the executor releases the
+  // lanes of each warp by themselves).
+  b.SetInsertPoint(warp_check);
+  BasicBlock* warp_scan = BasicBlock::Create(ctx(), "chain_warp_scan", fn_);
+  BasicBlock* release = BasicBlock::Create(ctx(), "chain_release", fn_);
+  b.CreateCondBr(b.CreateICmpEQ(b.CreateAnd(b.CreateOr(begin, end), 31), b.getInt32(0)), warp_scan, exit);
+  all_threads(warp_scan, "chain_warp_loop", [&](IRBuilder<>& bb, Value* t) {
+    return bb.CreateOr(bb.CreateXor(at(bb, next, t), stop), bb.CreateNot(at(bb, barrier, t)));
+  }, release);
+  b.SetInsertPoint(release);
+  Value* first = b.CreateZExt(begin, i64);
+  Value* count = b.CreateZExt(b.CreateSub(end, begin), i64);
+  auto array = [&](size_t offset, Type* element) {
+    return b.CreateGEP(element, field(offset, ptr), first);
+  };
+  b.CreateMemSet(array(offsetof(BlockState, warp_mask), i32), b.getInt8(0xff), b.CreateShl(count, 2), Align(4));
+  b.CreateMemCpy(array(offsetof(BlockState, released), i64), Align(8), array(offsetof(BlockState, exchange), i64),
+                 Align(8), b.CreateShl(count, 3));
+  b.CreateMemCpy(array(offsetof(BlockState, shfl_released), i32), Align(4),
+                 array(offsetof(BlockState, shfl_exchange), i32), Align(4), b.CreateShl(count, 2));
+  b.CreateBr(again);
+  b.SetInsertPoint(again);
+  b.CreateStore(begin, thread_);
+  b.CreateBr(header);
+  point->addIncoming(stop, again);
 }
 
 // A .func: `void @f(ptr %argv, ptr %retv, ptr %block, i32 %thread, i64 %sp)`, where argv

@@ -165,6 +165,8 @@ private:
   unsigned split(SplitKind kind);
   void insert_spills();
   void split_thread_loop(llvm::Value* end);
+  void chain_in_step();
+  llvm::BasicBlock* done_ = nullptr; // a kernel's return after its thread loop(s)
   bool inlined_waiting_call_ = false; // inline_call was used (see split_thread_loop)
   void layout_locals(const ptx::Block& block);
   llvm::Value* symbol_address(std::string_view name);
