@@ -1,0 +1,30 @@
+#!/bin/sh
+# A block sum with warp shuffles and a barrier (tests/codegen/warp_sum.ptx, from
+#   __global__ void block_sum(const float* x, float* out) {
+#     __shared__ float warp_sums[32];
+#     float v = x[blockIdx.x * blockDim.x + threadIdx.x];
+#     for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+#     if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = v;
+#     __syncthreads();
+#     if (threadIdx.x < 32) {
+#       v = threadIdx.x < blockDim.x / 32 ? warp_sums[threadIdx.x] : 0.0f;
+#       for (int m = 16; m > 0; m /= 2) v += __shfl_xor_sync(0xffffffffu, v, m);
+#       if (threadIdx.x == 0) out[blockIdx.x] = v;
+#     }
+#   }),
+# compiled for the CPU: the kernel goes on past the barrier and the shuffles itself when
+# the whole block (or whole warps) got there together (chain_barrier, chain_warp), and
+# the shuffles' source lanes are read by consecutive loads, not unconditional gathers.
+# Behaviour is tested by tests/cuda (warp_shfl, reduce_warp, softmax_layernorm, ...).
+#   warp_chain.sh MIMIC PTX
+set -eu
+mimic=$1 ptx=$2
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+fail() { echo "warp_chain.sh: $*" >&2; exit 1; }
+
+"$mimic" compile --target cpu --emit llvm "$ptx" -o "$out/k.ll"
+grep -q '^chain_barrier' "$out/k.ll" || fail "no in-kernel release of the barrier"
+grep -q '^chain_warp' "$out/k.ll" || fail "no in-kernel release of the shuffles"
+! grep -q 'masked.gather.*splat (i1 true)' "$out/k.ll" || fail "a shuffle reads its source lanes by a gather"
+echo "warp_chain.sh: ok"
