@@ -3,6 +3,7 @@
 #include "codegen/lower_impl.h"
 #include "codegen/spill_remat.h"
 #include "codegen/thread_interchange.h"
+#include "codegen/warp_indices.h"
 
 #include <charconv>
 #include <functional>
@@ -24,6 +25,8 @@
 namespace mimic::codegen {
 
 using namespace llvm;
+
+static bool computes_warps_from_tid(const ptx::Block& body);
 
 // ---------------------------------------------------------------- types
 
@@ -720,6 +723,7 @@ Function* FunctionLowering::run() {
   begin->setName("begin");
   end->setName("end");
   resume->setName("resume");
+  warp_chunks_ = computes_warps_from_tid(*f_.body);
   // entry -> head: t < end ? dispatch : done; dispatch: switch (resume) to the body or a
   // resume point; every stop goes to latch: ++t, back to head.
   BasicBlock* entry = BasicBlock::Create(ctx(), "entry", fn_);
@@ -771,6 +775,58 @@ Function* FunctionLowering::run() {
   return fn_;
 }
 
+// Whether a body computes a warp or lane number from %tid.x: `shr r, t, 5`, `div r, t, 32`,
+// `and r, t, 31` or `rem r, t, 32` of a register t moved from %tid.x (as nvcc writes
+// threadIdx.x / 32 and threadIdx.x % 32).
+static bool computes_warps_from_tid(const ptx::Block& body) {
+  std::set<std::string_view> tid;
+  bool found = false;
+  auto is_int = [](const ptx::Operand& o, int64_t v) { return o.kind == ptx::OperandKind::Int && o.i == v; };
+  auto is_tid = [&](const ptx::Operand& o) { return o.is_name() && tid.count(o.name_view()); };
+  for (int pass = 0; pass < 2 && !found; ++pass) {
+    std::function<void(const ptx::Block&)> walk = [&](const ptx::Block& b) {
+      for (const ptx::Statement& s : b.statements) {
+        if (found)
+          return;
+        if (s.kind == ptx::StatementKind::Block) {
+          walk(*s.block);
+          continue;
+        }
+        if (s.kind != ptx::StatementKind::Instruction)
+          continue;
+        const ptx::Instruction& ins = *s.instruction;
+        if (ins.num_operands < 2)
+          continue;
+        const ptx::Operand* op = ins.operands;
+        if (pass == 0) {
+          if (ins.opcode == ptx::Opcode::Mov && op[0].is_name() && op[1].is_name() && op[1].name_view() == "%tid" &&
+              op[1].component == ptx::Component::X)
+            tid.insert(op[0].name_view());
+          continue;
+        }
+        if (ins.num_operands != 3)
+          continue;
+        switch (ins.opcode) {
+        case ptx::Opcode::Shr:
+          found = is_tid(op[1]) && is_int(op[2], 5);
+          break;
+        case ptx::Opcode::Div:
+        case ptx::Opcode::Rem:
+          found = is_tid(op[1]) && is_int(op[2], 32);
+          break;
+        case ptx::Opcode::And:
+          found = (is_tid(op[1]) && is_int(op[2], 31)) || (is_tid(op[2]) && is_int(op[1], 31));
+          break;
+        default:
+          break;
+        }
+      }
+    };
+    walk(body);
+  }
+  return found;
+}
+
 // A call runs threads [begin, end) of a block, which may span rows (same %tid.y and
 // %tid.z); the thread loop goes row by row, so that %tid.x = t - row_base is affine in
 // the loop's index and the row's values are invariant in it. The row's values are also
@@ -796,6 +852,15 @@ void FunctionLowering::emit_row_setup(IRBuilder<>& b, BasicBlock* head) {
   Value* y = tag(b.CreateURem(row, ny), 1);
   Value* z = tag(b.CreateUDiv(row, ny), 2);
   Value* row_end = b.CreateAdd(base, nx);
+  if (warp_chunks_) {
+    // The row's threads in pieces of 32 %tid.x values: (%tid.x >> 5) is the same in all
+    // of a piece's threads, and %tid.x & 31 is the thread index less the piece's first
+    // (WarpIndices rewrites them so).
+    Value* warp = b.CreateLShr(b.CreateSub(first, base), 5);
+    cast<Instruction>(warp)->setMetadata(kWarpMetadata, MDNode::get(ctx(), {}));
+    Value* piece_end = b.CreateAdd(base, b.CreateShl(b.CreateAdd(warp, b.getInt32(1)), 5));
+    row_end = b.CreateSelect(b.CreateICmpULT(piece_end, row_end), piece_end, row_end);
+  }
   Value* end = fn_->getArg(3);
   b.CreateStore(b.CreateSelect(b.CreateICmpULT(row_end, end), row_end, end), row_end_);
   b.CreateStore(base, row_base_);

@@ -295,6 +295,9 @@ private:
   llvm::AllocaInst* tid_z_ = nullptr;
   // rows: the row setup of the thread at `thread_`; goes on to `head`.
   void emit_row_setup(llvm::IRBuilder<>& b, llvm::BasicBlock* head);
+  // The kernel computes warps and lanes from %tid.x: its thread loops go warp by warp
+  // (codegen/warp_indices.h).
+  bool warp_chunks_ = false;
   llvm::BasicBlock* latch_ = nullptr;
   llvm::BasicBlock* body_ = nullptr;
   llvm::SwitchInst* dispatch_ = nullptr;

@@ -40,6 +40,7 @@
 #include "codegen/address_gep.h"
 #include "codegen/thread_interchange.h"
 #include "codegen/spill_remat.h"
+#include "codegen/warp_indices.h"
 #include "codegen/lower.h"
 #include "codegen/texture_abi.h"
 #include "support/config.h"
@@ -233,6 +234,7 @@ void optimise(llvm::Module& m) {
     llvm::FunctionPassManager first;
     first.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
     first.addPass(codegen::RematerialiseSpills());
+    first.addPass(codegen::WarpIndices());
     mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(first)));
   }
   mpm.addPass(pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2));
