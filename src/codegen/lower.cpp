@@ -852,17 +852,21 @@ void FunctionLowering::emit_row_setup(IRBuilder<>& b, BasicBlock* head) {
   Value* y = tag(b.CreateURem(row, ny), 1);
   Value* z = tag(b.CreateUDiv(row, ny), 2);
   Value* row_end = b.CreateAdd(base, nx);
-  if (warp_chunks_) {
-    // The row's threads in pieces of 32 %tid.x values: (%tid.x >> 5) is the same in all
-    // of a piece's threads, and %tid.x & 31 is the thread index less the piece's first
-    // (WarpIndices rewrites them so).
-    Value* warp = b.CreateLShr(b.CreateSub(first, base), 5);
-    cast<Instruction>(warp)->setMetadata(kWarpMetadata, MDNode::get(ctx(), {}));
-    Value* piece_end = b.CreateAdd(base, b.CreateShl(b.CreateAdd(warp, b.getInt32(1)), 5));
-    row_end = b.CreateSelect(b.CreateICmpULT(piece_end, row_end), piece_end, row_end);
-  }
   Value* end = fn_->getArg(3);
-  b.CreateStore(b.CreateSelect(b.CreateICmpULT(row_end, end), row_end, end), row_end_);
+  Value* clamped = b.CreateSelect(b.CreateICmpULT(row_end, end), row_end, end);
+  if (warp_chunks_) {
+    // The row's threads may go in pieces of 32 %tid.x values, where WarpIndices finds
+    // that worth it (codegen/warp_indices.h): the piece's warp, its end, and the row's.
+    auto mark = [&](Value* v, unsigned kind) {
+      cast<Instruction>(v)->setMetadata(kWarpMetadata, MDNode::get(ctx(), {ConstantAsMetadata::get(b.getInt32(kind))}));
+    };
+    Value* warp = b.CreateLShr(b.CreateSub(first, base), 5);
+    Value* piece_end = b.CreateAdd(base, b.CreateShl(b.CreateAdd(warp, b.getInt32(1)), 5));
+    mark(warp, kPieceWarp);
+    mark(b.CreateSelect(b.CreateICmpULT(piece_end, clamped), piece_end, clamped), kPieceEnd);
+    mark(clamped, kRowEnd);
+  }
+  b.CreateStore(clamped, row_end_);
   b.CreateStore(base, row_base_);
   b.CreateStore(y, tid_y_);
   b.CreateStore(z, tid_z_);

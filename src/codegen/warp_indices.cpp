@@ -1,6 +1,11 @@
 #include "codegen/warp_indices.h"
 
-#include <llvm/ADT/DenseMap.h>
+#include <array>
+#include <map>
+#include <vector>
+
+#include <llvm/ADT/SmallPtrSet.h>
+#include <llvm/Analysis/LoopInfo.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/PatternMatch.h>
@@ -14,14 +19,6 @@ using namespace llvm::PatternMatch;
 
 namespace {
 
-// The row base's piece warp: the !mimic.warp value of the block that computed `base`.
-Instruction* piece_warp(Instruction* base) {
-  for (Instruction& i : *base->getParent())
-    if (i.getMetadata(kWarpMetadata))
-      return &i;
-  return nullptr;
-}
-
 bool is_row_base(Value* v) {
   auto* i = dyn_cast<Instruction>(v);
   if (!i)
@@ -33,47 +30,93 @@ bool is_row_base(Value* v) {
   return kind && kind->isZero();
 }
 
+// The row setup's piece values (kPieceWarp, kPieceEnd, kRowEnd), in the block of `base`.
+std::array<Instruction*, 3> piece_values(Instruction* base) {
+  std::array<Instruction*, 3> out{};
+  for (Instruction& i : *base->getParent())
+    if (MDNode* md = i.getMetadata(kWarpMetadata))
+      if (auto* k = mdconst::dyn_extract<ConstantInt>(md->getOperand(0)); k && k->getZExtValue() < 3)
+        out[k->getZExtValue()] = &i;
+  return out;
+}
+
+// Whether `v` is used, through arithmetic, in a loop inside its thread loop (one whose
+// latch is not the thread loop's).
+bool feeds_inner_loop(Instruction* v, LoopInfo& li) {
+  SmallPtrSet<Instruction*, 32> seen{v};
+  std::vector<Instruction*> work{v};
+  while (!work.empty() && seen.size() < 256) {
+    Instruction* i = work.back();
+    work.pop_back();
+    if (Loop* l = li.getLoopFor(i->getParent())) {
+      BasicBlock* latch = l->getLoopLatch();
+      Instruction* back = latch ? latch->getTerminator() : nullptr;
+      if (back && !back->getMetadata(kThreadLatchMetadata) && l->getLoopDepth() > 1) {
+        // Inside some loop that is not a thread loop: is a thread loop around it?
+        for (Loop* p = l->getParentLoop(); p; p = p->getParentLoop())
+          if (BasicBlock* pl = p->getLoopLatch(); pl && pl->getTerminator()->getMetadata(kThreadLatchMetadata))
+            return true;
+      }
+    }
+    for (User* u : i->users())
+      if (auto* ui = dyn_cast<Instruction>(u); ui && !isa<StoreInst>(ui) && seen.insert(ui).second)
+        work.push_back(ui);
+  }
+  return false;
+}
+
 } // namespace
 
-PreservedAnalyses WarpIndices::run(Function& f, FunctionAnalysisManager&) {
+PreservedAnalyses WarpIndices::run(Function& f, FunctionAnalysisManager& am) {
   struct Use {
     Instruction* at;
     Value* thread;
-    Instruction* base;
     bool warp; // >> 5 (else & 31)
   };
-  std::vector<Use> uses;
+  std::map<Instruction*, std::vector<Use>> by_row; // by row base
   for (BasicBlock& bb : f)
     for (Instruction& i : bb) {
       if (i.getMetadata(kWarpMetadata))
-        continue; // the piece's own warp
+        continue; // the row setup's own
       Value *t = nullptr, *base = nullptr;
       auto tid = m_Sub(m_Value(t), m_Value(base));
       bool warp = match(&i, m_LShr(tid, m_SpecificInt(5))) || match(&i, m_UDiv(tid, m_SpecificInt(32)));
       bool lane = !warp && (match(&i, m_And(tid, m_SpecificInt(31))) || match(&i, m_URem(tid, m_SpecificInt(32))));
       if ((warp || lane) && is_row_base(base))
-        uses.push_back({&i, t, cast<Instruction>(base), warp});
+        by_row[cast<Instruction>(base)].push_back({&i, t, warp});
     }
-  if (uses.empty())
+  if (by_row.empty())
     return PreservedAnalyses::all();
-  DenseMap<Instruction*, Value*> first_of_piece; // by row base
+  LoopInfo& li = am.getResult<LoopAnalysis>(f);
   bool changed = false;
-  for (const Use& u : uses) {
-    Instruction* warp = piece_warp(u.base);
-    if (!warp)
+  for (auto& [base, uses] : by_row) {
+    auto [warp, piece_end, row_end] = piece_values(base);
+    if (!warp || !piece_end || !row_end)
       continue;
-    Value* replacement = warp;
-    if (!u.warp) {
-      Value*& first = first_of_piece[u.base];
-      if (!first) {
-        IRBuilder<> b(warp->getNextNode());
-        first = b.CreateAdd(u.base, b.CreateShl(warp, 5), "piece");
+    bool worth = false;
+    for (const Use& u : uses)
+      worth = worth || feeds_inner_loop(u.at, li);
+    if (!worth)
+      continue;
+    // The thread loop goes piece by piece: it ends, and the next starts, at the piece's end.
+    // (Not in the row setup itself, which computes the piece's end from the row's.)
+    row_end->replaceUsesWithIf(piece_end, [&](llvm::Use& use) {
+      return cast<Instruction>(use.getUser())->getParent() != row_end->getParent();
+    });
+    Value* first = nullptr;
+    for (const Use& u : uses) {
+      Value* replacement = warp;
+      if (!u.warp) {
+        if (!first) {
+          IRBuilder<> b(warp->getNextNode());
+          first = b.CreateAdd(base, b.CreateShl(warp, 5), "piece");
+        }
+        IRBuilder<> b(u.at);
+        replacement = b.CreateSub(u.thread, first, "lane");
       }
-      IRBuilder<> b(u.at);
-      replacement = b.CreateSub(u.thread, first, "lane");
+      u.at->replaceAllUsesWith(replacement);
+      u.at->eraseFromParent();
     }
-    u.at->replaceAllUsesWith(replacement);
-    u.at->eraseFromParent();
     changed = true;
   }
   return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
