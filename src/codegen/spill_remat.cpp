@@ -417,9 +417,15 @@ PreservedAnalyses RematerialiseSpills::run(Function& f, FunctionAnalysisManager&
         heads.insert(term->getSuccessor(0));
     std::vector<Loop*> loops;
     LoopInfo& li = am.getResult<LoopAnalysis>(f);
+    // The program's loops, inside a thread's code. The loops around the thread loops (a
+    // call's rows, a call going on past split points: lower.cpp chain_in_step) are left by
+    // branches on the call's range, but all threads of a row are in the same iteration.
+    auto around_threads = [&](Loop* l) {
+      return llvm::any_of(l->blocks(), [&](BasicBlock* bb) { return heads.contains(bb); });
+    };
     for (Loop* top : li)
       for (Loop* l : depth_first(top))
-        if (!heads.contains(l->getHeader()))
+        if (!around_threads(l))
           loops.push_back(l);
     std::set<uint32_t> divergent_slots;
     for (bool grew = true; grew;) {

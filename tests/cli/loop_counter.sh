@@ -1,0 +1,32 @@
+#!/bin/sh
+# The shared-memory tiled GEMM (tests/codegen/tiled_gemm.ptx, from
+#   __global__ void tiled_gemm(const float* a, const float* b, float* c, unsigned n) {
+#     __shared__ float as[16][16], bs[16][16];
+#     unsigned row = blockIdx.y * 16 + threadIdx.y, col = blockIdx.x * 16 + threadIdx.x;
+#     float sum = 0;
+#     for (unsigned t = 0; t < n; t += 16) {
+#       as[threadIdx.y][threadIdx.x] = a[size_t(row) * n + t + threadIdx.x];
+#       bs[threadIdx.y][threadIdx.x] = b[size_t(t + threadIdx.y) * n + col];
+#       __syncthreads();
+#       for (unsigned k = 0; k < 16; ++k) sum += as[threadIdx.y][k] * bs[k][threadIdx.x];
+#       __syncthreads();
+#     }
+#     c[size_t(row) * n + col] = sum;
+#   }):
+# the tile counter t lives across both barriers, the same in every thread: it is loaded
+# once per row of threads (codegen/spill_remat.h), not per thread, so every thread loop
+# vectorises (a per-thread counter left the tile-load loop "not vectorized: cannot
+# identify array bounds"). Behaviour is tested by tests/cuda/gemm_tiled.cu.
+#   loop_counter.sh MIMIC PTX
+set -eu
+mimic=$1 ptx=$2
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+MIMIC_LLVM_OPTIONS=-pass-remarks-missed=loop-vectorize \
+  "$mimic" compile --target cpu --emit llvm "$ptx" -o "$out/k.ll" 2> "$out/remarks"
+if grep -q "not vectorized" "$out/remarks"; then
+  cat "$out/remarks" >&2
+  echo "loop_counter.sh: a thread loop was not vectorised" >&2
+  exit 1
+fi
+echo "loop_counter.sh: ok"
