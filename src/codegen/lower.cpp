@@ -780,51 +780,31 @@ Function* FunctionLowering::run() {
 // threadIdx.x / 32 and threadIdx.x % 32).
 static bool computes_warps_from_tid(const ptx::Block& body) {
   std::set<std::string_view> tid;
-  bool found = false;
   auto is_int = [](const ptx::Operand& o, int64_t v) { return o.kind == ptx::OperandKind::Int && o.i == v; };
   auto is_tid = [&](const ptx::Operand& o) { return o.is_name() && tid.count(o.name_view()); };
-  for (int pass = 0; pass < 2 && !found; ++pass) {
-    std::function<void(const ptx::Block&)> walk = [&](const ptx::Block& b) {
-      for (const ptx::Statement& s : b.statements) {
-        if (found)
-          return;
-        if (s.kind == ptx::StatementKind::Block) {
-          walk(*s.block);
-          continue;
-        }
-        if (s.kind != ptx::StatementKind::Instruction)
-          continue;
-        const ptx::Instruction& ins = *s.instruction;
-        if (ins.num_operands < 2)
-          continue;
-        const ptx::Operand* op = ins.operands;
-        if (pass == 0) {
-          if (ins.opcode == ptx::Opcode::Mov && op[0].is_name() && op[1].is_name() && op[1].name_view() == "%tid" &&
-              op[1].component == ptx::Component::X)
-            tid.insert(op[0].name_view());
-          continue;
-        }
-        if (ins.num_operands != 3)
-          continue;
-        switch (ins.opcode) {
-        case ptx::Opcode::Shr:
-          found = is_tid(op[1]) && is_int(op[2], 5);
-          break;
-        case ptx::Opcode::Div:
-        case ptx::Opcode::Rem:
-          found = is_tid(op[1]) && is_int(op[2], 32);
-          break;
-        case ptx::Opcode::And:
-          found = (is_tid(op[1]) && is_int(op[2], 31)) || (is_tid(op[2]) && is_int(op[1], 31));
-          break;
-        default:
-          break;
-        }
-      }
-    };
-    walk(body);
-  }
-  return found;
+  ptx::any_instruction(body, [&](const ptx::Instruction& ins) {
+    const ptx::Operand* op = ins.operands;
+    if (ins.opcode == ptx::Opcode::Mov && ins.num_operands >= 2 && op[0].is_name() && op[1].is_name() &&
+        op[1].name_view() == "%tid" && op[1].component == ptx::Component::X)
+      tid.insert(op[0].name_view());
+    return false;
+  });
+  return !tid.empty() && ptx::any_instruction(body, [&](const ptx::Instruction& ins) {
+    if (ins.num_operands != 3)
+      return false;
+    const ptx::Operand* op = ins.operands;
+    switch (ins.opcode) {
+    case ptx::Opcode::Shr:
+      return is_tid(op[1]) && is_int(op[2], 5);
+    case ptx::Opcode::Div:
+    case ptx::Opcode::Rem:
+      return is_tid(op[1]) && is_int(op[2], 32);
+    case ptx::Opcode::And:
+      return (is_tid(op[1]) && is_int(op[2], 31)) || (is_tid(op[2]) && is_int(op[1], 31));
+    default:
+      return false;
+    }
+  });
 }
 
 // A call runs threads [begin, end) of a block, which may span rows (same %tid.y and
@@ -1269,51 +1249,35 @@ bool ModuleLowering::has_split_points(const ptx::Function& f) {
   if (auto it = split_functions_.find(&f); it != split_functions_.end())
     return it->second;
   split_functions_[&f] = false; // recursion: decided by the rest of the body
-  bool found = false;
-  std::function<void(const ptx::Block&)> walk = [&](const ptx::Block& b) {
-    for (const ptx::Statement& s : b.statements) {
-      if (found)
-        return;
-      if (s.kind == ptx::StatementKind::Block) {
-        walk(*s.block);
-        continue;
-      }
-      if (s.kind != ptx::StatementKind::Instruction)
-        continue;
-      const ptx::Instruction& ins = *s.instruction;
-      switch (ins.opcode) {
-      case ptx::Opcode::Bar:
-      case ptx::Opcode::Barrier:
-      case ptx::Opcode::Shfl:
-      case ptx::Opcode::Vote:
-      case ptx::Opcode::Match:
-      case ptx::Opcode::Redux:
-      case ptx::Opcode::Activemask:
-      case ptx::Opcode::Elect:
-      case ptx::Opcode::Mma:
-      case ptx::Opcode::Wmma:
-      case ptx::Opcode::Ldmatrix:
-      case ptx::Opcode::Stmatrix:
-      case ptx::Opcode::Movmatrix:
-      case ptx::Opcode::Nanosleep:
-        found = true;
-        break;
-      case ptx::Opcode::Mbarrier:
-        found = ins.has(ptx::Modifier::TestWait) || ins.has(ptx::Modifier::TryWait);
-        break;
-      case ptx::Opcode::Call:
-        for (const ptx::Operand& op : ins.ops())
-          if (op.kind == ptx::OperandKind::Name)
-            if (const ptx::Function* g = ptx_function(op.name_view()); g && g->body && has_split_points(*g))
-              found = true;
-        break;
-      default:
-        break;
-      }
+  bool found = f.body && ptx::any_instruction(*f.body, [&](const ptx::Instruction& ins) {
+    switch (ins.opcode) {
+    case ptx::Opcode::Bar:
+    case ptx::Opcode::Barrier:
+    case ptx::Opcode::Shfl:
+    case ptx::Opcode::Vote:
+    case ptx::Opcode::Match:
+    case ptx::Opcode::Redux:
+    case ptx::Opcode::Activemask:
+    case ptx::Opcode::Elect:
+    case ptx::Opcode::Mma:
+    case ptx::Opcode::Wmma:
+    case ptx::Opcode::Ldmatrix:
+    case ptx::Opcode::Stmatrix:
+    case ptx::Opcode::Movmatrix:
+    case ptx::Opcode::Nanosleep:
+      return true;
+    case ptx::Opcode::Mbarrier:
+      return ins.has(ptx::Modifier::TestWait) || ins.has(ptx::Modifier::TryWait);
+    case ptx::Opcode::Call:
+      for (const ptx::Operand& op : ins.ops())
+        if (op.kind == ptx::OperandKind::Name)
+          if (const ptx::Function* g = ptx_function(op.name_view()); g && g->body && has_split_points(*g))
+            return true;
+      return false;
+    default:
+      return false;
     }
-  };
-  if (f.body)
-    walk(*f.body);
+  });
   split_functions_[&f] = found;
   return found;
 }

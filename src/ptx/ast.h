@@ -211,6 +211,17 @@ struct Block {
   std::span<const Statement> statements;
 };
 
+// Whether `pred(instruction)` holds for an instruction of `b` or of a block nested in it,
+// in program order; stops at the first that does.
+template <typename Pred> bool any_instruction(const Block& b, Pred&& pred) {
+  for (const Statement& s : b.statements) {
+    if (s.kind == StatementKind::Block ? any_instruction(*s.block, pred)
+                                       : s.kind == StatementKind::Instruction && pred(*s.instruction))
+      return true;
+  }
+  return false;
+}
+
 // ---------------------------------------------------------------- functions and modules
 
 // Performance-tuning and other directives between a signature and its body:
