@@ -5,6 +5,8 @@
 
 #include <cuda.h>
 
+#include <vector>
+
 #include "runtime/context.h"
 #include "runtime/device.h"
 
@@ -47,11 +49,15 @@ CUresult capture_mem_free(runtime::Stream* s, CUdeviceptr p);
 
 // check_launch: the function (resolved in `c`), shape and shared memory are valid; `info`
 // then describes the kernel. pack_parameters: kernelParams or extra packed into `out`
-// (info.param_bytes). prepare_launch: both, into a graph node's parameters.
+// (info.param_bytes). keep_launch: a launch's own copy for work that outlives the call.
+// prepare_launch: check, pack and keep, into a graph node's parameters.
 CUresult check_launch(runtime::Context* c, CUfunction fn, const unsigned grid[3],
                       const unsigned block[3], unsigned shared, const runtime::KernelInfo*& info);
 CUresult pack_parameters(const runtime::KernelInfo& info, void** params, void** extra,
                          uint8_t* out);
+void keep_launch(CUfunction fn, runtime::Context* c, const unsigned grid[3], const unsigned block[3],
+                 unsigned shared, const runtime::KernelInfo& info, std::vector<uint8_t> args,
+                 runtime::KernelNodeParams& out);
 CUresult prepare_launch(runtime::Context* c, CUfunction fn, const unsigned grid[3], const unsigned block[3],
                         unsigned shared, void** params, void** extra, runtime::KernelNodeParams& out);
 CUresult run_kernel(CUfunction fn, runtime::Context* c, const unsigned grid[3],

@@ -222,14 +222,8 @@ CUresult launch(CUfunction fn, unsigned gx, unsigned gy, unsigned gz, unsigned b
   // Work that outlives this call (queued, or a captured node) owns a copy of the launch.
   auto kept = [&p] {
     auto k = std::make_shared<runtime::KernelNodeParams>();
-    k->function = p.function;
-    k->context = p.context;
-    std::copy(p.grid, p.grid + 3, k->grid);
-    std::copy(p.block, p.block + 3, k->block);
-    k->shared_bytes = p.shared;
-    k->args.assign(p.args, p.args + p.info->param_bytes);
-    for (const auto& param : p.info->params)
-      k->arg_pointers.push_back(k->args.data() + param.offset);
+    keep_launch(p.function, p.context, p.grid, p.block, p.shared, *p.info,
+                std::vector<uint8_t>(p.args, p.args + p.info->param_bytes), *k);
     return k;
   };
   if (runtime::is_capturing(s)) {
@@ -337,13 +331,11 @@ CUresult pack_parameters(const runtime::KernelInfo& k, void** params, void** ext
   return k.params.empty() ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-CUresult prepare_launch(runtime::Context* c, CUfunction fn, const unsigned grid[3],
-                        const unsigned block[3], unsigned shared, void** params, void** extra,
-                        runtime::KernelNodeParams& out) {
-  const runtime::KernelInfo* k = nullptr;
-  if (CUresult r = check_launch(c, fn, grid, block, shared, k)) return r;
-  std::vector<uint8_t> args(k->param_bytes);
-  if (CUresult r = pack_parameters(*k, params, extra, args.data())) return r;
+// A launch that outlives its call (queued work, a graph node) as it keeps it: `args` are
+// its packed parameters, `arg_pointers` point to each one in them.
+void keep_launch(CUfunction fn, runtime::Context* c, const unsigned grid[3], const unsigned block[3],
+                 unsigned shared, const runtime::KernelInfo& info, std::vector<uint8_t> args,
+                 runtime::KernelNodeParams& out) {
   out.function = fn;
   out.context = c;
   std::copy(grid, grid + 3, out.grid);
@@ -351,8 +343,18 @@ CUresult prepare_launch(runtime::Context* c, CUfunction fn, const unsigned grid[
   out.shared_bytes = shared;
   out.args = std::move(args);
   out.arg_pointers.clear();
-  for (const auto& param : k->params)
+  for (const auto& param : info.params)
     out.arg_pointers.push_back(out.args.data() + param.offset);
+}
+
+CUresult prepare_launch(runtime::Context* c, CUfunction fn, const unsigned grid[3],
+                        const unsigned block[3], unsigned shared, void** params, void** extra,
+                        runtime::KernelNodeParams& out) {
+  const runtime::KernelInfo* k = nullptr;
+  if (CUresult r = check_launch(c, fn, grid, block, shared, k)) return r;
+  std::vector<uint8_t> args(k->param_bytes);
+  if (CUresult r = pack_parameters(*k, params, extra, args.data())) return r;
+  keep_launch(fn, c, grid, block, shared, *k, std::move(args), out);
   return CUDA_SUCCESS;
 }
 
