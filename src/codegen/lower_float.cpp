@@ -10,7 +10,7 @@
 // residual of tiny products is formed from scaled operands (see the fma case).
 //
 // .approx: rcp/sqrt/rsqrt/div.full are computed exactly or to within 1 ulp (inside the ISA's
-// bounds); ex2.f32 is computed in line (exp2_f32); lg2/sin/cos/tanh and the f64 forms use
+// bounds; rsqrt.f32 as a float sqrt and division); ex2.f32 is computed in line (exp2_f32); lg2/sin/cos/tanh and the f64 forms use
 // the host's math library (well inside the bounds).
 // div.approx.f32 is a * rcp(b) with the reciprocal flushed, as the ISA describes it
 // (divisors beyond 2^126 give 0 for finite a).
@@ -319,11 +319,12 @@ void FunctionLowering::lower_float(const ptx::Instruction& ins) {
     out(adjust64(r, err, finite(a)));
     return;
   }
-  case Opcode::Rsqrt: { // 1/sqrt in f64, rounded once: within 1 ulp for f32
-    Value* a = ext(in(1));
-    Value* r =
-        b_.CreateFDiv(ConstantFP::get(f64, 1.0), b_.CreateUnaryIntrinsic(Intrinsic::sqrt, a));
-    out(f32 ? b_.CreateFPTrunc(r, ty) : r);
+  case Opcode::Rsqrt: {
+    // f32: a correctly rounded sqrt, then a correctly rounded division: within 1 ulp of
+    // 1/sqrt (the ISA allows 2^-22.9 relative), at the width of the program's floats. f64:
+    // 1/sqrt in f64.
+    Value* a = in(1);
+    out(b_.CreateFDiv(ConstantFP::get(a->getType(), 1.0), b_.CreateUnaryIntrinsic(Intrinsic::sqrt, a)));
     return;
   }
   case Opcode::Ex2:
