@@ -65,6 +65,38 @@ bool feeds_inner_loop(Instruction* v, LoopInfo& li) {
   return false;
 }
 
+// Whether `v` reaches, through arithmetic, the address of a load or store in a thread
+// loop with no loop inside it. The vectoriser versions such a loop on the lane (an i5
+// recurrence) not wrapping, which holds for 32 threads only: a row of 256 threads takes the
+// scalar loop. Within a piece the lane is t minus the piece's first thread, affine.
+bool feeds_address_in_flat_loop(Instruction* v, LoopInfo& li) {
+  Loop* thread_loop = li.getLoopFor(v->getParent());
+  while (thread_loop) {
+    BasicBlock* latch = thread_loop->getLoopLatch();
+    if (latch && latch->getTerminator()->getMetadata(kThreadLatchMetadata))
+      break;
+    thread_loop = thread_loop->getParentLoop();
+  }
+  if (!thread_loop || !thread_loop->getSubLoops().empty())
+    return false;
+  SmallPtrSet<Instruction*, 32> seen{v};
+  std::vector<Instruction*> work{v};
+  while (!work.empty() && seen.size() < 256) {
+    Instruction* i = work.back();
+    work.pop_back();
+    for (User* u : i->users()) {
+      auto* ui = dyn_cast<Instruction>(u);
+      if (!ui)
+        continue;
+      if (isa<LoadInst>(ui) || (isa<StoreInst>(ui) && cast<StoreInst>(ui)->getPointerOperand() == i))
+        return true;
+      if (!isa<StoreInst>(ui) && seen.insert(ui).second)
+        work.push_back(ui);
+    }
+  }
+  return false;
+}
+
 } // namespace
 
 PreservedAnalyses WarpIndices::run(Function& f, FunctionAnalysisManager& am) {
@@ -95,7 +127,7 @@ PreservedAnalyses WarpIndices::run(Function& f, FunctionAnalysisManager& am) {
       continue;
     bool worth = false;
     for (const Use& u : uses)
-      worth = worth || feeds_inner_loop(u.at, li);
+      worth = worth || feeds_inner_loop(u.at, li) || feeds_address_in_flat_loop(u.at, li);
     if (!worth)
       continue;
     // The thread loop goes piece by piece: it ends, and the next starts, at the piece's end.
