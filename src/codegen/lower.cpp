@@ -405,7 +405,7 @@ void FunctionLowering::insert_spills() {
                                                           ConstantAsMetadata::get(b_.getInt32(slot))}));
     };
     for (unsigned r : live.set_bits()) {
-      auto [it, fresh] = slot_of.try_emplace(r, unsigned(slot_of.size()));
+      auto [it, fresh] = slot_of.try_emplace(r, chain_slots_ + unsigned(slot_of.size()));
       unsigned slot = it->second;
       Type* t = regs[r]->getAllocatedType();
       // A register goes to its slot as its own type (an i1 as a byte), so that a value
@@ -432,7 +432,7 @@ void FunctionLowering::insert_spills() {
       }
     }
   }
-  spill_slots = unsigned(slot_of.size());
+  spill_slots = chain_slots_ + unsigned(slot_of.size());
 }
 
 // .local variables of the function: offsets in the thread's frame.
@@ -622,7 +622,14 @@ void FunctionLowering::lower_block(const ptx::Block& block) {
   for (const ptx::Statement& s : block.statements)
     if (s.kind == ptx::StatementKind::Var)
       declare(*s.var);
-  for (const ptx::Statement& s : block.statements) {
+  for (size_t i = 0; i < block.statements.size(); ++i) {
+    const ptx::Statement& s = block.statements[i];
+    if (size_t chain = warp_chain_length(block, i)) {
+      start_block_if_terminated();
+      lower_warp_chain(block, i, chain);
+      i += chain - 1;
+      continue;
+    }
     switch (s.kind) {
     case ptx::StatementKind::Label: {
       BasicBlock* target = labels_.at(s.text_view());
@@ -724,6 +731,7 @@ Function* FunctionLowering::run() {
   end->setName("end");
   resume->setName("resume");
   warp_chunks_ = computes_warps_from_tid(*f_.body);
+  plan_warp_chains(*f_.body);
   // entry -> head: t < end ? dispatch : done; dispatch: switch (resume) to the body or a
   // resume point; every stop goes to latch: ++t, back to head.
   BasicBlock* entry = BasicBlock::Create(ctx(), "entry", fn_);
@@ -742,6 +750,14 @@ Function* FunctionLowering::run() {
   tid_y_ = b_.CreateAlloca(i32, nullptr, "tid_y");
   tid_z_ = b_.CreateAlloca(i32, nullptr, "tid_z");
   b_.CreateStore(begin, thread_);
+  // entry -> chains: switch (resume) to the warp chains to compute first (warp_chain.cpp)
+  // -> enter -> rows.
+  BasicBlock* chains = BasicBlock::Create(ctx(), "chains", fn_);
+  enter_ = BasicBlock::Create(ctx(), "enter", fn_);
+  b_.CreateBr(chains);
+  b_.SetInsertPoint(chains);
+  chain_dispatch_ = b_.CreateSwitch(resume, enter_);
+  b_.SetInsertPoint(enter_);
   b_.CreateBr(rows);
   b_.SetInsertPoint(rows);
   emit_row_setup(b_, head);
@@ -875,7 +891,6 @@ void FunctionLowering::split_thread_loop(Value* end) {
   // calls seems to survive a split only by accident. Debug builds matter least for speed.
   if (inlined_waiting_call_)
     return;
-  BasicBlock* entry = &fn_->getEntryBlock();
   BasicBlock* done = dispatch_->getDefaultDest();
   Value* resume = fn_->getArg(4);
   std::vector<std::pair<ConstantInt*, BasicBlock*>> cases;
@@ -909,7 +924,7 @@ void FunctionLowering::split_thread_loop(Value* end) {
   if (copied > original + original / 2)
     return;
   {
-    Instruction* br = entry->getTerminator();
+    Instruction* br = enter_->getTerminator();
     IRBuilder<> b(br);
     top = b.CreateSwitch(resume, done, unsigned(cases.size()));
     br->eraseFromParent();
@@ -982,7 +997,7 @@ void FunctionLowering::chain_in_step() {
   BasicBlock* unknown = BasicBlock::Create(ctx(), "unknown_resume", fn_);
   ReturnInst::Create(ctx(), unknown);
   for (BasicBlock& bb : *fn_)
-    if (auto* sw = dyn_cast<SwitchInst>(bb.getTerminator()); sw && sw->getCondition() == resume)
+    if (auto* sw = dyn_cast<SwitchInst>(bb.getTerminator()); sw && sw->getCondition() == resume && sw != chain_dispatch_)
       sw->setDefaultDest(unknown);
   // The resume point becomes a φ of the call's own and the one the chain goes on from.
   BasicBlock* entry = &fn_->getEntryBlock();
@@ -1395,6 +1410,8 @@ void tag_executor_memory(Module& m, const std::map<Function*, ModuleLowering::Fu
   auto slot_of = [](Instruction& i) -> int64_t {
     if (MDNode* md = i.getMetadata(kSpillMetadata))
       return int64_t(mdconst::extract<ConstantInt>(md->getOperand(1))->getZExtValue());
+    if (MDNode* md = i.getMetadata(kSlotMetadata))
+      return int64_t(mdconst::extract<ConstantInt>(md->getOperand(0))->getZExtValue());
     return -1;
   };
   // One scope per array other than the spill area, and one per spill slot in use.

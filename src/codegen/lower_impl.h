@@ -5,6 +5,7 @@
 #include <cstring>
 #include <cuda.h>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -166,6 +167,19 @@ private:
   void insert_spills();
   void split_thread_loop(llvm::Value* end);
   void chain_in_step();
+  // warp_chain.cpp: runs of shuffles evaluated a warp at a time
+  void plan_warp_chains(const ptx::Block& body);
+  std::optional<int64_t> constant_register(std::string_view name);
+  std::optional<int64_t> chain_constant(const ptx::Operand& op);
+  bool chain_operand(const ptx::Operand& op);
+  std::optional<uint32_t> chain_shuffle(const ptx::Instruction& ins);
+  size_t warp_chain_length(const ptx::Block& block, size_t i);
+  void lower_warp_chain(const ptx::Block& block, size_t first, size_t count);
+  std::map<std::string_view, int64_t> constant_regs_; // registers set once, by mov of a literal
+  std::map<std::string_view, unsigned> appearances_;  // how often the kernel names each register
+  unsigned chain_slots_ = 0;                          // spill slots the chains use (the first ones)
+  llvm::SwitchInst* chain_dispatch_ = nullptr;        // entry: chains to compute before resuming
+  llvm::BasicBlock* enter_ = nullptr;                 // entry: on into the thread loop(s)
   llvm::BasicBlock* done_ = nullptr; // a kernel's return after its thread loop(s)
   bool inlined_waiting_call_ = false; // inline_call was used (see split_thread_loop)
   void layout_locals(const ptx::Block& block);

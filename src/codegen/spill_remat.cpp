@@ -333,7 +333,7 @@ PreservedAnalyses RematerialiseSpills::run(Function& f, FunctionAnalysisManager&
       else if (auto* l = dyn_cast<LoadInst>(&i)) {
         if (key)
           restores[*key].push_back(l);
-        else
+        else if (!l->getMetadata(kSlotMetadata)) // a warp chain's own slot is none of the registers'
           untagged_restore |= reads_spill_area(l);
       }
     }

@@ -26,6 +26,10 @@
 namespace mimic::codegen {
 
 inline constexpr const char* kSpillMetadata = "mimic.spill";
+// `!mimic.slot !{i32 slot}`: a warp chain's thread reading or writing its own element of a
+// spill slot (codegen/warp_chain.cpp); not a save or restore, but a slot all the same for
+// alias analysis.
+inline constexpr const char* kSlotMetadata = "mimic.slot";
 // On the row values a thread loop computes before its threads (row base 0, %tid.y 1,
 // %tid.z 2): the same for a thread in every call.
 inline constexpr const char* kRowMetadata = "mimic.row";

@@ -1,0 +1,480 @@
+// Warp chains: a straight run of shuffles and the arithmetic between them (a warp
+// reduction: v += shfl.down(v, 16); v += shfl.down(v, 8); ...) evaluated once per warp,
+// on arrays of the warp's 32 lanes, instead of a split point and a thread loop per
+// shuffle.
+//
+// Each thread publishes the registers the chain reads into slots of its own (spill slots
+// after the registers' ones, one per register), stops once at a warp operation (the
+// chain's member mask), and on resume reads the registers the chain wrote back from the
+// same slots. Before a call's thread loop resumes at the chain's point, the kernel's
+// entry runs the chain for each group of lanes released together (warp_mask, whose lowest
+// lane comes first in every call): the group's slots are read as a vector, the arithmetic
+// is the shared lowering of each instruction in a loop over the 32 lanes, a shuffle is a
+// permutation of the lane array with constant indices, and the results go back to the
+// group's slots. A source lane past the block or out of the shuffle's range gives the
+// lane its own value, as the per-thread lowering does (lower_sync.cpp).
+#include "codegen/lower_impl.h"
+#include "codegen/spill_remat.h"
+
+#include <llvm/IR/Intrinsics.h>
+
+namespace mimic::codegen {
+
+using namespace llvm;
+using ptx::Opcode;
+using ptx::OperandKind;
+
+namespace {
+
+// Every register-like name an operand mentions (addresses' bases, vector and pair elements).
+template <typename F> void each_name(const ptx::Operand& op, F&& f) {
+  switch (op.kind) {
+  case OperandKind::Name:
+    f(op.name_view());
+    break;
+  case OperandKind::Vector:
+  case OperandKind::Pair:
+  case OperandKind::Address:
+    for (const ptx::Operand& e : op.children())
+      each_name(e, f);
+    break;
+  default:
+    break;
+  }
+}
+
+// Instructions a chain may hold besides shuffles: register arithmetic that cannot trap
+// (no integer division), touches no memory and no state beyond its operands (no carry).
+bool chain_arithmetic(const ptx::Instruction& ins) {
+  switch (ins.opcode) {
+  case Opcode::Add:
+  case Opcode::Sub:
+  case Opcode::Mad:
+    return !ins.has(ptx::Modifier::Cc);
+  case Opcode::Div:
+    return ins.has(ptx::Modifier::F32) || ins.has(ptx::Modifier::F64);
+  case Opcode::Mov:
+  case Opcode::Mul:
+  case Opcode::Fma:
+  case Opcode::Min:
+  case Opcode::Max:
+  case Opcode::Neg:
+  case Opcode::Abs:
+  case Opcode::And:
+  case Opcode::Or:
+  case Opcode::Xor:
+  case Opcode::Not:
+  case Opcode::Cnot:
+  case Opcode::Shl:
+  case Opcode::Shr:
+  case Opcode::Selp:
+  case Opcode::Setp:
+  case Opcode::Set:
+  case Opcode::Cvt:
+  case Opcode::Rcp:
+  case Opcode::Sqrt:
+  case Opcode::Rsqrt:
+  case Opcode::Ex2:
+  case Opcode::Lg2:
+  case Opcode::Copysign:
+  case Opcode::Bfe:
+  case Opcode::Bfi:
+  case Opcode::Prmt:
+  case Opcode::Popc:
+  case Opcode::Clz:
+  case Opcode::Brev:
+  case Opcode::Testp:
+    return true;
+  default:
+    return false;
+  }
+}
+
+// shfl's source lane for `lane` with constant b and c (shuffle_source, folded).
+std::pair<int32_t, bool> constant_source(uint32_t mode, int32_t lane, int32_t b, int32_t c) {
+  b &= 31;
+  int32_t clamp = c & 31, segmask = (c >> 8) & 31;
+  int32_t min_lane = lane & segmask, max_lane = min_lane | (clamp & ~segmask);
+  switch (mode) {
+  case 0:
+    return {lane - b, lane - b >= max_lane};
+  case 1:
+    return {lane + b, lane + b <= max_lane};
+  case 2:
+    return {lane ^ b, (lane ^ b) <= max_lane};
+  default: {
+    int32_t j = min_lane | (b & ~segmask);
+    return {j, j <= max_lane};
+  }
+  }
+}
+
+// MIMIC_WARP_CHAINS=0 lowers every shuffle on its own (for comparisons).
+bool warp_chains_enabled() {
+  const char* env = std::getenv("MIMIC_WARP_CHAINS");
+  return !(env && (std::string_view(env) == "0" || std::string_view(env) == "off"));
+}
+
+} // namespace
+
+// Registers written once, by an unguarded `mov r, imm` (nvcc's shuffle distances, clamp
+// values and member masks), and how often each name appears in the kernel.
+void FunctionLowering::plan_warp_chains(const ptx::Block& body) {
+  std::map<std::string_view, unsigned> defs;
+  std::map<std::string_view, int64_t> values;
+  ptx::any_instruction(body, [&](const ptx::Instruction& ins) {
+    if (!ins.guard.empty())
+      ++appearances_[ins.guard];
+    for (size_t i = 0; i < ins.num_operands; ++i) {
+      each_name(ins.operands[i], [&](std::string_view n) {
+        ++appearances_[n];
+        if (i == 0 || ins.opcode == Opcode::Call)
+          ++defs[n];
+      });
+    }
+    if (ins.opcode == Opcode::Mov && ins.guard.empty() && ins.num_operands == 2 && ins.operands[0].is_name() &&
+        ins.operands[1].kind == OperandKind::Int)
+      values[ins.operands[0].name_view()] = ins.operands[1].i;
+    return false;
+  });
+  for (auto [name, v] : values)
+    if (defs[name] == 1)
+      constant_regs_[name] = v;
+}
+
+// An integer register (not a predicate) that plan_warp_chains found constant.
+std::optional<int64_t> FunctionLowering::constant_register(std::string_view name) {
+  if (auto it = constant_regs_.find(name); it != constant_regs_.end())
+    if (Register* r = reg(name); r && r->type->isIntegerTy() && !r->type->isIntegerTy(1))
+      return it->second;
+  return std::nullopt;
+}
+
+std::optional<int64_t> FunctionLowering::chain_constant(const ptx::Operand& op) {
+  if (op.kind == OperandKind::Int)
+    return op.i;
+  if (op.is_name() && op.component == ptx::Component::None)
+    return constant_register(op.name_view());
+  return std::nullopt;
+}
+
+// Whether an operand is a plain register (or `_`, or a literal) a chain can hold.
+bool FunctionLowering::chain_operand(const ptx::Operand& op) {
+  switch (op.kind) {
+  case OperandKind::Name:
+    return op.component == ptx::Component::None && reg(op.name_view());
+  case OperandKind::Int:
+  case OperandKind::F32:
+  case OperandKind::F64:
+  case OperandKind::Sink:
+    return true;
+  case OperandKind::Vector:
+  case OperandKind::Pair:
+    for (const ptx::Operand& e : op.children())
+      if (!chain_operand(e))
+        return false;
+    return true;
+  default:
+    return false;
+  }
+}
+
+// The member mask of a shuffle a chain can hold (b, c and the mask constants, a 32-bit
+// register shuffled into 32-bit registers), or nothing.
+std::optional<uint32_t> FunctionLowering::chain_shuffle(const ptx::Instruction& ins) {
+  if (ins.opcode != Opcode::Shfl || !ins.guard.empty() || ins.num_operands < 4 || ins.num_operands > 5)
+    return std::nullopt;
+  const ptx::Operand& a = ins.operands[1];
+  if (!a.is_name() || a.component != ptx::Component::None || chain_constant(a))
+    return std::nullopt;
+  Register* ra = reg(a.name_view());
+  if (!ra || ra->type->getPrimitiveSizeInBits() != 32)
+    return std::nullopt;
+  const ptx::Operand& d = ins.operands[0];
+  const ptx::Operand* dv = d.kind == OperandKind::Pair ? &d.elems[0] : &d;
+  if (!dv->is_name() || dv->component != ptx::Component::None || !chain_operand(d))
+    return std::nullopt;
+  if (reg(dv->name_view())->type->getPrimitiveSizeInBits() != 32)
+    return std::nullopt;
+  if (!chain_constant(ins.operands[2]) || !chain_constant(ins.operands[3]))
+    return std::nullopt;
+  if (ins.num_operands == 4)
+    return 0xffffffffu;
+  std::optional<int64_t> mask = chain_constant(ins.operands[4]);
+  if (!mask)
+    return std::nullopt;
+  return uint32_t(*mask);
+}
+
+// Statements [i, i + n) of `block` form a chain: at least two shuffles with the same
+// member mask from statement i on, the arithmetic between them, and the arithmetic right
+// after the last one that uses what the chain wrote. 0 when there is none at i.
+size_t FunctionLowering::warp_chain_length(const ptx::Block& block, size_t i) {
+  if (gpu() || !is_kernel_ || !inline_stack_.empty() || !warp_chains_enabled())
+    return 0;
+  const auto& st = block.statements;
+  if (st[i].kind != ptx::StatementKind::Instruction)
+    return 0;
+  std::optional<uint32_t> mask = chain_shuffle(*st[i].instruction);
+  if (!mask)
+    return 0;
+  auto usable = [&](const ptx::Instruction& ins) {
+    if (!ins.guard.empty() || !chain_arithmetic(ins))
+      return false;
+    for (const ptx::Operand& op : ins.ops())
+      if (!chain_operand(op))
+        return false;
+    return true;
+  };
+  size_t shuffles = 0, last = i;
+  std::set<std::string_view> written;
+  size_t j = i;
+  for (; j < st.size(); ++j) {
+    const ptx::Statement& s = st[j];
+    if (s.kind == ptx::StatementKind::Loc || s.kind == ptx::StatementKind::Pragma)
+      continue;
+    if (s.kind != ptx::StatementKind::Instruction)
+      break;
+    const ptx::Instruction& ins = *s.instruction;
+    if (std::optional<uint32_t> m = chain_shuffle(ins)) {
+      if (*m != *mask)
+        break;
+      ++shuffles;
+      last = j;
+    } else if (!usable(ins)) {
+      break;
+    }
+    each_name(ins.operands[0], [&](std::string_view n) { written.insert(n); });
+  }
+  if (shuffles < 2)
+    return 0;
+  // The tail: arithmetic after the last shuffle that reads what the chain wrote.
+  size_t end = last + 1;
+  for (size_t k = end; k < j; ++k) {
+    const ptx::Statement& s = st[k];
+    if (s.kind != ptx::StatementKind::Instruction)
+      continue;
+    bool reads = false;
+    for (size_t o = 1; o < s.instruction->num_operands; ++o)
+      each_name(s.instruction->operands[o], [&](std::string_view n) { reads |= written.count(n) != 0; });
+    if (!reads)
+      break;
+    end = k + 1;
+  }
+  return end - i;
+}
+
+void FunctionLowering::lower_warp_chain(const ptx::Block& block, size_t first, size_t count) {
+  Type* i1 = b_.getInt1Ty();
+  Type* i8 = b_.getInt8Ty();
+  Type* i32 = b_.getInt32Ty();
+  Type* i64 = b_.getInt64Ty();
+  Type* ptr = b_.getPtrTy();
+  std::vector<const ptx::Instruction*> chain;
+  for (size_t k = first; k < first + count; ++k)
+    if (block.statements[k].kind == ptx::StatementKind::Instruction)
+      chain.push_back(block.statements[k].instruction);
+  const uint32_t mask = *chain_shuffle(*chain.front());
+
+  // What the chain reads before writing (inputs), writes, and what of that the kernel
+  // reads elsewhere (outputs). Constant registers are folded, not published.
+  std::vector<std::string_view> inputs, outputs;
+  std::set<std::string_view> written, input_set;
+  std::map<std::string_view, unsigned> inside;
+  for (const ptx::Instruction* ins : chain) {
+    for (size_t o = 0; o < ins->num_operands; ++o)
+      each_name(ins->operands[o], [&](std::string_view n) {
+        ++inside[n];
+        if (o > 0 && !written.count(n) && !constant_register(n) && input_set.insert(n).second)
+          inputs.push_back(n);
+      });
+    each_name(ins->operands[0], [&](std::string_view n) { written.insert(n); });
+  }
+  for (std::string_view n : written)
+    if (appearances_[n] > inside[n] || input_set.count(n))
+      outputs.push_back(n);
+
+  // A slot per published register: chains take the first spill slots (insert_spills
+  // numbers the registers' slots after them).
+  std::map<std::string_view, unsigned> slot;
+  for (std::string_view n : inputs)
+    slot.try_emplace(n, chain_slots_++);
+  for (std::string_view n : outputs)
+    slot.try_emplace(n, chain_slots_++);
+  auto stored_type = [&](Register* r) { return r->type->isIntegerTy(1) ? i8 : r->type; };
+  // Where thread `t`'s element of slot `s` is: spill + s * nthreads words, then t elements.
+  auto slot_address = [&](IRBuilder<>& b, unsigned s, Type* element, Value* t) {
+    auto field = [&](size_t offset, Type* type) {
+      LoadInst* v = b.CreateLoad(type, b.CreateConstInBoundsGEP1_64(i8, block_, offset));
+      v->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(ctx(), {}));
+      return v;
+    };
+    Value* spill = field(offsetof(BlockState, spill), ptr);
+    Value* n = b.CreateZExt(field(offsetof(BlockState, nthreads), i32), i64);
+    Value* base = b.CreateGEP(i64, spill, b.CreateMul(b.getInt64(s), n));
+    return b.CreateGEP(element, base, b.CreateZExt(t, i64));
+  };
+
+  auto tag_slot = [&](Instruction* i, unsigned s) {
+    i->setMetadata(kSlotMetadata, MDNode::get(ctx(), {ConstantAsMetadata::get(b_.getInt32(s))}));
+    return i;
+  };
+  // The threads: publish, stop, read back.
+  {
+    Value* t = thread_index();
+    for (std::string_view n : inputs) {
+      Register* r = reg(n);
+      Value* v = b_.CreateLoad(r->type, r->storage);
+      if (r->type->isIntegerTy(1))
+        v = b_.CreateZExt(v, i8);
+      tag_slot(b_.CreateStore(v, slot_address(b_, slot[n], stored_type(r), t)), slot[n]);
+    }
+    Value* waits = block_field(offsetof(BlockState, barrier), ptr);
+    b_.CreateStore(b_.getInt32(mask), b_.CreateGEP(i32, waits, t));
+  }
+  const unsigned point = split(SplitKind::Warp);
+  {
+    Value* t = thread_index();
+    for (std::string_view n : outputs) {
+      Register* r = reg(n);
+      Value* v = tag_slot(b_.CreateLoad(stored_type(r), slot_address(b_, slot[n], stored_type(r), t)), slot[n]);
+      if (r->type->isIntegerTy(1))
+        v = b_.CreateTrunc(v, i1);
+      b_.CreateStore(v, r->storage);
+    }
+  }
+
+  // The kernel's entry, resuming at `point`: each group's first lane computes the group.
+  IRBuilderBase::InsertPoint thread_code = b_.saveIP();
+  BasicBlock* dispatch = chain_dispatch_->getParent();
+  BasicBlock* head = BasicBlock::Create(ctx(), "warp_chain" + std::to_string(point), fn_);
+  BasicBlock* body = BasicBlock::Create(ctx(), "warp_chain_groups" + std::to_string(point), fn_);
+  BasicBlock* compute = BasicBlock::Create(ctx(), "warp_chain_compute" + std::to_string(point), fn_);
+  BasicBlock* next = BasicBlock::Create(ctx(), "warp_chain_next" + std::to_string(point), fn_);
+  chain_dispatch_->addCase(b_.getInt32(point), head);
+  b_.SetInsertPoint(head);
+  PHINode* t = b_.CreatePHI(i32, 2, "group_t");
+  t->addIncoming(fn_->getArg(2), dispatch);
+  b_.CreateCondBr(b_.CreateICmpULT(t, fn_->getArg(3)), body, enter_);
+  b_.SetInsertPoint(body);
+  Value* groups = block_field(offsetof(BlockState, warp_mask), ptr);
+  Value* group = b_.CreateLoad(i32, b_.CreateGEP(i32, groups, t));
+  Value* lane = b_.CreateAnd(t, 31);
+  Value* leader = b_.CreateBinaryIntrinsic(Intrinsic::cttz, group, b_.getFalse());
+  b_.CreateCondBr(b_.CreateICmpEQ(lane, leader), compute, next);
+  b_.SetInsertPoint(next);
+  Value* t_next = b_.CreateAdd(t, b_.getInt32(1));
+  t->addIncoming(t_next, next);
+  b_.CreateBr(head);
+
+  b_.SetInsertPoint(compute);
+  Value* base = b_.CreateSub(t, lane);
+  Value* present = b_.CreateSub(block_field(offsetof(BlockState, nthreads), i32), base); // lanes in the block
+  auto* lanes_ty = FixedVectorType::get(i1, 32);
+  Value* members = b_.CreateBitCast(group, lanes_ty);
+  // A lane array per register the chain touches (not the folded constants).
+  std::map<std::string_view, AllocaInst*> arrays;
+  IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+  auto array = [&](std::string_view n) {
+    auto [it, fresh] = arrays.try_emplace(n, nullptr);
+    if (fresh) {
+      it->second = entry.CreateAlloca(ArrayType::get(stored_type(reg(n)), 32), nullptr, std::string(n) + ".lanes");
+      it->second->setAlignment(Align(64));
+    }
+    return it->second;
+  };
+  for (std::string_view n : inputs) {
+    Type* e = stored_type(reg(n));
+    auto* vt = FixedVectorType::get(e, 32);
+    Value* v = b_.CreateMaskedLoad(vt, slot_address(b_, slot[n], e, base), Align(e->getPrimitiveSizeInBits() / 8),
+                                   members, Constant::getNullValue(vt));
+    b_.CreateAlignedStore(v, array(n), Align(64));
+  }
+  // Arithmetic between shuffles: the shared lowering of each instruction, in a loop over
+  // the lanes, reading and writing the registers' lane arrays.
+  auto arithmetic = [&](const std::vector<const ptx::Instruction*>& run) {
+    BasicBlock* pre = b_.GetInsertBlock();
+    BasicBlock* loop = BasicBlock::Create(ctx(), "warp_chain_arith", fn_);
+    BasicBlock* after = BasicBlock::Create(ctx(), "warp_chain_arith_end", fn_);
+    b_.CreateBr(loop);
+    b_.SetInsertPoint(loop);
+    PHINode* l = b_.CreatePHI(i32, 2, "l");
+    l->addIncoming(b_.getInt32(0), pre);
+    Value* l64 = b_.CreateZExt(l, i64);
+    std::set<std::string_view> current; // registers this iteration has in their allocas
+    for (const ptx::Instruction* ins : run) {
+      for (size_t o = 1; o < ins->num_operands; ++o)
+        each_name(ins->operands[o], [&](std::string_view n) {
+          if (current.count(n))
+            return;
+          Register* r = reg(n);
+          if (std::optional<int64_t> c = constant_register(n)) {
+            b_.CreateStore(ConstantInt::get(r->type, uint64_t(*c)), r->storage);
+          } else {
+            Value* v = b_.CreateLoad(stored_type(r), b_.CreateGEP(stored_type(r), array(n), l64));
+            b_.CreateStore(r->type->isIntegerTy(1) ? b_.CreateTrunc(v, i1) : v, r->storage);
+          }
+          current.insert(n);
+        });
+      lowering_.current = ins;
+      lower_instruction(*ins);
+      each_name(ins->operands[0], [&](std::string_view n) { current.insert(n); });
+    }
+    for (const ptx::Instruction* ins : run)
+      each_name(ins->operands[0], [&](std::string_view n) {
+        Register* r = reg(n);
+        Value* v = b_.CreateLoad(r->type, r->storage);
+        b_.CreateStore(r->type->isIntegerTy(1) ? b_.CreateZExt(v, i8) : v,
+                       b_.CreateGEP(stored_type(r), array(n), l64));
+      });
+    Value* l_next = b_.CreateAdd(l, b_.getInt32(1));
+    l->addIncoming(l_next, b_.GetInsertBlock());
+    b_.CreateCondBr(b_.CreateICmpULT(l_next, b_.getInt32(32)), loop, after);
+    b_.SetInsertPoint(after);
+  };
+  auto shuffle = [&](const ptx::Instruction& ins) {
+    uint32_t mode = ins.has(ptx::Modifier::Up) ? 0 : ins.has(ptx::Modifier::Down) ? 1 : ins.has(ptx::Modifier::Bfly) ? 2 : 3;
+    int32_t bv = int32_t(*chain_constant(ins.operands[2])), cv = int32_t(*chain_constant(ins.operands[3]));
+    SmallVector<int, 32> from;
+    SmallVector<Constant*, 32> source, in_range;
+    for (int32_t lane_l = 0; lane_l < 32; ++lane_l) {
+      auto [j, ok] = constant_source(mode, lane_l, bv, cv);
+      from.push_back(ok ? (j & 31) : lane_l);
+      source.push_back(b_.getInt32(uint32_t(ok ? j : 0)));
+      in_range.push_back(b_.getInt1(ok));
+    }
+    auto* words = FixedVectorType::get(i32, 32);
+    Value* own = b_.CreateAlignedLoad(words, array(ins.operands[1].name_view()), Align(64));
+    Value* other = b_.CreateShuffleVector(own, from);
+    Value* inside_block = b_.CreateICmpULT(ConstantVector::get(source), b_.CreateVectorSplat(32, present));
+    Value* take = b_.CreateAnd(ConstantVector::get(in_range), inside_block);
+    const ptx::Operand& d = ins.operands[0];
+    const ptx::Operand* dv = d.kind == OperandKind::Pair ? &d.elems[0] : &d;
+    b_.CreateAlignedStore(b_.CreateSelect(take, other, own), array(dv->name_view()), Align(64));
+    if (d.kind == OperandKind::Pair && d.elems[1].is_name())
+      b_.CreateAlignedStore(b_.CreateZExt(ConstantVector::get(in_range), FixedVectorType::get(i8, 32)),
+                            array(d.elems[1].name_view()), Align(64));
+  };
+  std::vector<const ptx::Instruction*> run;
+  for (const ptx::Instruction* ins : chain) {
+    if (ins->opcode == Opcode::Shfl) {
+      if (!run.empty())
+        arithmetic(run);
+      run.clear();
+      shuffle(*ins);
+    } else {
+      run.push_back(ins);
+    }
+  }
+  if (!run.empty())
+    arithmetic(run);
+  for (std::string_view n : outputs) {
+    Type* e = stored_type(reg(n));
+    Value* v = b_.CreateAlignedLoad(FixedVectorType::get(e, 32), array(n), Align(64));
+    b_.CreateMaskedStore(v, slot_address(b_, slot[n], e, base), Align(e->getPrimitiveSizeInBits() / 8), members);
+  }
+  b_.CreateBr(next);
+  b_.restoreIP(thread_code);
+}
+
+} // namespace mimic::codegen

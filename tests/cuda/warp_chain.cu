@@ -1,0 +1,181 @@
+// Runs of shuffles with arithmetic between them, which the CPU backend evaluates a warp at
+// a time (codegen/warp_chain.cpp): every shuffle mode with segment widths, a partial last
+// warp (blocks of 48 threads), shfl's predicate used by the arithmetic, a chain inside a
+// loop carrying its result to the next iteration, float sums in the butterfly's order,
+// and a chain over a member mask of 20 lanes after the other lanes have exited.
+#include <cstdint>
+#include <vector>
+
+#include "check.h"
+
+constexpr int kBlock = 48, kBlocks = 5, kN = kBlock * kBlocks;
+
+__global__ void modes(const int* in, int* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int v = in[i];
+  v += __shfl_down_sync(0xffffffffu, v, 1, 8);
+  v ^= __shfl_up_sync(0xffffffffu, v, 2, 16);
+  v += 3 * __shfl_xor_sync(0xffffffffu, v, 4);
+  v = max(v, __shfl_sync(0xffffffffu, v, 5, 16));
+  v -= __shfl_down_sync(0xffffffffu, v, 3, 16);
+  out[i] = v;
+}
+
+// shfl's predicate (whether the source lane was in range) feeds the arithmetic.
+__global__ void predicate(const int* in, int* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int v = in[i], w, ok;
+  asm("{\n\t.reg .pred p;\n\t.reg .b32 t;\n\t"
+      "shfl.sync.down.b32 t|p, %2, 3, 31, -1;\n\t"
+      "selp.b32 %1, 100, 7, p;\n\t"
+      "add.s32 t, t, %1;\n\t"
+      "shfl.sync.bfly.b32 %0, t, 1, 31, -1;\n\t}"
+      : "=r"(w), "=r"(ok)
+      : "r"(v));
+  out[i] = w * 1000 + ok;
+}
+
+// The chain's result goes round the loop into the next chain.
+__global__ void looped(const int* in, int* out, int rounds) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int v = in[i];
+#pragma unroll 1
+  for (int k = 0; k < rounds; ++k) {
+    v += __shfl_xor_sync(0xffffffffu, v, 8);
+    v += __shfl_xor_sync(0xffffffffu, v, 2);
+    v = v * 3 + k;
+  }
+  out[i] = v;
+}
+
+__global__ void float_sum(const float* in, float* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float s = in[i];
+  for (int m = 8; m > 0; m /= 2)
+    s += __shfl_xor_sync(0xffffffffu, s, m);
+  out[i] = s;
+}
+
+// Lanes 20 and up have gone; lanes 0-19 exchange within groups of four.
+__global__ void partial_mask(const int* in, int* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (threadIdx.x % 32 >= 20) return;
+  int v = in[i];
+  v += __shfl_xor_sync(0x000fffffu, v, 1);
+  v *= __shfl_xor_sync(0x000fffffu, v, 2);
+  out[i] = v;
+}
+
+// The host's shuffle: PTX's source lane for mode 0 up, 1 down, 2 bfly, 3 idx, with CUDA's
+// c for `width`; a lane whose source is out of its segment, or past the block (a partial
+// last warp), keeps its own value.
+static std::vector<int64_t> shuffle(const std::vector<int64_t>& v, int mode, int b, int width) {
+  std::vector<int64_t> r(v.size());
+  int c = ((32 - width) << 8) | (mode == 0 ? 0 : 31);
+  for (size_t t = 0; t < v.size(); ++t) {
+    int lane = int(t % kBlock % 32), base = int(t - lane);
+    int segmask = (c >> 8) & 31, min_lane = lane & segmask, max_lane = min_lane | ((c & 31) & ~segmask);
+    int j;
+    bool in_range;
+    switch (mode) {
+    case 0: j = lane - b; in_range = j >= max_lane; break;
+    case 1: j = lane + b; in_range = j <= max_lane; break;
+    case 2: j = lane ^ b; in_range = j <= max_lane; break;
+    default: j = min_lane | (b & ~segmask); in_range = j <= max_lane; break;
+    }
+    bool exists = int(t % kBlock) - lane + j < kBlock;
+    r[t] = in_range && exists ? v[size_t(base + j)] : v[t];
+  }
+  return r;
+}
+
+int main() {
+  std::vector<int> in(kN), out(kN);
+  for (int i = 0; i < kN; ++i)
+    in[i] = (i * 7919) % 1009 - 300;
+  int *d_in, *d_out;
+  CHECK(cudaMalloc(&d_in, kN * sizeof(int)));
+  CHECK(cudaMalloc(&d_out, kN * sizeof(int)));
+  CHECK(cudaMemcpy(d_in, in.data(), kN * sizeof(int), cudaMemcpyHostToDevice));
+  auto run_int = [&](const char* what, const std::vector<int64_t>& want) {
+    CHECK_LAUNCH();
+    CHECK(cudaMemcpy(out.data(), d_out, kN * sizeof(int), cudaMemcpyDeviceToHost));
+    std::vector<int> w(want.begin(), want.end());
+    return expect_equal(what, out.data(), w.data(), kN);
+  };
+  std::vector<int64_t> v(in.begin(), in.end());
+
+  { // modes
+    std::vector<int64_t> x = v, s;
+    s = shuffle(x, 1, 1, 8);
+    for (int i = 0; i < kN; ++i) x[i] = int32_t(x[i] + s[i]);
+    s = shuffle(x, 0, 2, 16);
+    for (int i = 0; i < kN; ++i) x[i] = int32_t(x[i] ^ s[i]);
+    s = shuffle(x, 2, 4, 32);
+    for (int i = 0; i < kN; ++i) x[i] = int32_t(x[i] + 3 * s[i]);
+    s = shuffle(x, 3, 5, 16);
+    for (int i = 0; i < kN; ++i) x[i] = std::max(x[i], s[i]);
+    s = shuffle(x, 1, 3, 16);
+    for (int i = 0; i < kN; ++i) x[i] = int32_t(x[i] - s[i]);
+    modes<<<kBlocks, kBlock>>>(d_in, d_out);
+    run_int("every mode", x);
+  }
+  { // predicate
+    std::vector<int64_t> s = shuffle(v, 1, 3, 32), t(kN), ok(kN);
+    for (int i = 0; i < kN; ++i) {
+      bool p = i % kBlock % 32 + 3 <= 31; // in range of the warp, whether or not the lane exists
+      ok[i] = p ? 100 : 7;
+      t[i] = int32_t(s[i] + ok[i]);
+    }
+    std::vector<int64_t> w = shuffle(t, 2, 1, 32), want(kN);
+    for (int i = 0; i < kN; ++i)
+      want[i] = int32_t(w[i] * 1000 + ok[i]);
+    predicate<<<kBlocks, kBlock>>>(d_in, d_out);
+    run_int("shfl predicate", want);
+  }
+  { // looped
+    std::vector<int64_t> x = v, s;
+    for (int k = 0; k < 4; ++k) {
+      s = shuffle(x, 2, 8, 32);
+      for (int i = 0; i < kN; ++i) x[i] = int32_t(x[i] + s[i]);
+      s = shuffle(x, 2, 2, 32);
+      for (int i = 0; i < kN; ++i) x[i] = int32_t(uint32_t(int32_t(x[i] + s[i])) * 3u + uint32_t(k));
+    }
+    looped<<<kBlocks, kBlock>>>(d_in, d_out, 4);
+    run_int("chain in a loop", x);
+  }
+  { // partial mask: lanes 20-31 of each warp write nothing
+    CHECK(cudaMemset(d_out, 0, kN * sizeof(int)));
+    std::vector<int64_t> x = v, s, want(kN, 0);
+    s = shuffle(x, 2, 1, 32);
+    for (int i = 0; i < kN; ++i) x[i] = int32_t(x[i] + s[i]);
+    s = shuffle(x, 2, 2, 32);
+    for (int i = 0; i < kN; ++i)
+      if (i % kBlock % 32 < 20) want[i] = int32_t(uint32_t(x[i]) * uint32_t(s[i]));
+    partial_mask<<<kBlocks, kBlock>>>(d_in, d_out);
+    run_int("20 lanes of 32", want);
+  }
+  { // float sums, in the butterfly's order
+    std::vector<float> f(kN), got(kN), want(kN);
+    for (int i = 0; i < kN; ++i)
+      f[i] = float((i * 37) % 23) * 0.37f - 3.0f;
+    std::vector<float> x = f;
+    for (int m = 8; m > 0; m /= 2) {
+      std::vector<float> next(kN);
+      for (int i = 0; i < kN; ++i) {
+        int lane = i % kBlock % 32, base = i - lane;
+        next[i] = x[i] + x[size_t(base + (lane ^ m))];
+      }
+      x = next;
+    }
+    float *d_f, *d_g;
+    CHECK(cudaMalloc(&d_f, kN * sizeof(float)));
+    CHECK(cudaMalloc(&d_g, kN * sizeof(float)));
+    CHECK(cudaMemcpy(d_f, f.data(), kN * sizeof(float), cudaMemcpyHostToDevice));
+    float_sum<<<kBlocks, kBlock>>>(d_f, d_g);
+    CHECK_LAUNCH();
+    CHECK(cudaMemcpy(got.data(), d_g, kN * sizeof(float), cudaMemcpyDeviceToHost));
+    expect_equal("float butterfly", got.data(), x.data(), kN);
+  }
+  return report("warp_chain");
+}
