@@ -85,6 +85,10 @@ inline constexpr const char* kGpuFree = "mimic.gpu.free";
 
 // `check_memory` (MIMIC_CHECK=memory): every global, generic and shared access asks
 // mimic_check_access first, and a bad one ends the thread (kThreadFaulted).
+// MIMIC_WARP_CHAINS=0 lowers every shuffle on its own instead of running straight runs of
+// them a warp at a time (codegen/warp_chain.cpp), for comparisons; the JIT cache keys on it.
+bool warp_chains_enabled();
+
 Result<LoweredProgram> lower(const runtime::Program& program, bool check_memory = false);
 Result<LoweredProgram> lower(const runtime::Program& program, const LowerOptions& options);
 

@@ -109,13 +109,12 @@ std::pair<int32_t, bool> constant_source(uint32_t mode, int32_t lane, int32_t b,
   }
 }
 
-// MIMIC_WARP_CHAINS=0 lowers every shuffle on its own (for comparisons).
+} // namespace
+
 bool warp_chains_enabled() {
   const char* env = std::getenv("MIMIC_WARP_CHAINS");
   return !(env && (std::string_view(env) == "0" || std::string_view(env) == "off"));
 }
-
-} // namespace
 
 // Registers written once, by an unguarded `mov r, imm` (nvcc's shuffle distances, clamp
 // values and member masks), and how often each name appears in the kernel.

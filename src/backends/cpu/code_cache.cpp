@@ -139,6 +139,7 @@ std::string cache_key(const runtime::Program& program, bool check_memory) {
   add(host_description());
   add(check_memory ? "check=memory" : "check=none");
   add(codegen::interchange_enabled() ? "interchange=on" : "interchange=off");
+  add(codegen::warp_chains_enabled() ? "warp-chains=on" : "warp-chains=off");
   add(std::to_string(program.modules.size()));
   for (const auto& m : program.modules)
     add(m->source);
