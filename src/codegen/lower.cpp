@@ -247,9 +247,23 @@ Value* FunctionLowering::thread_index() {
 Value* FunctionLowering::block_field(size_t offset, Type* type) {
   if (gpu())
     gpu_unsupported("this instruction needs the CPU executor's block state");
-  LoadInst* v = b_.CreateLoad(type, b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), block_, offset));
+  return block_field(b_, offset, type);
+}
+
+Value* FunctionLowering::block_field(IRBuilder<>& b, size_t offset, Type* type) {
+  LoadInst* v = b.CreateLoad(type, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), block_, offset));
   v->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(ctx(), {}));
   return v;
+}
+
+// Thread t's element of spill slot `slot`: slot s is nthreads 8-byte words from
+// spill + s * nthreads; thread t's value is its t-th element of the register's own type,
+// so that a thread loop's saves and restores of 32-bit registers are contiguous vectors.
+Value* FunctionLowering::spill_slot(IRBuilder<>& b, unsigned slot, Type* element, Value* t) {
+  Value* spill = block_field(b, offsetof(BlockState, spill), b.getPtrTy());
+  Value* count = b.CreateZExt(block_field(b, offsetof(BlockState, nthreads), b.getInt32Ty()), b.getInt64Ty());
+  Value* base = b.CreateGEP(b.getInt64Ty(), spill, b.CreateMul(b.getInt64(slot), count));
+  return b.CreateGEP(element, base, b.CreateZExt(t, b.getInt64Ty()));
 }
 
 Value* FunctionLowering::shared_base() { return block_field(offsetof(BlockState, shared), b_.getPtrTy()); }
@@ -385,19 +399,8 @@ void FunctionLowering::insert_spills() {
     const BitVector& live = sets[site.resume].in;
     IRBuilder<> save(site.marker);
     IRBuilder<> load(site.resume, site.resume->getFirstInsertionPt());
-    // Slot s is nthreads 8-byte words from spill + s * nthreads; thread t's value is its
-    // t-th element of the register's own type, so that a thread loop's saves and restores
-    // of 32-bit registers are contiguous vectors.
     auto slot_address = [&](IRBuilder<>& b, unsigned slot, Type* element) {
-      LoadInst* spill = b.CreateLoad(b.getPtrTy(),
-                                     b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), block_, offsetof(BlockState, spill)));
-      LoadInst* count = b.CreateLoad(b.getInt32Ty(), b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), block_,
-                                                                                    offsetof(BlockState, nthreads)));
-      spill->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(ctx(), {}));
-      count->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(ctx(), {}));
-      Value* base = b.CreateGEP(b.getInt64Ty(), spill, b.CreateMul(b.getInt64(slot), b.CreateZExt(count, b.getInt64Ty())));
-      Value* t = b.CreateLoad(b.getInt32Ty(), thread_);
-      return b.CreateGEP(element, base, b.CreateZExt(t, b.getInt64Ty()));
+      return spill_slot(b, slot, element, b.CreateLoad(b.getInt32Ty(), thread_));
     };
     // Each save and restore names its split point and slot (codegen/spill_remat.h).
     auto tag = [&](Instruction* i, unsigned slot) {
@@ -830,11 +833,7 @@ static bool computes_warps_from_tid(const ptx::Block& body) {
 // through @mimic.sreg). They are tagged !mimic.row (codegen/spill_remat.h).
 void FunctionLowering::emit_row_setup(IRBuilder<>& b, BasicBlock* head) {
   Type* i32 = b.getInt32Ty();
-  auto field = [&](size_t offset) {
-    LoadInst* v = b.CreateLoad(i32, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), block_, offset));
-    v->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(ctx(), {}));
-    return v;
-  };
+  auto field = [&](size_t offset) { return block_field(b, offset, i32); };
   Value* nx = field(offsetof(BlockState, block_dim));
   Value* ny = field(offsetof(BlockState, block_dim) + 4);
   Value* first = b.CreateLoad(i32, thread_);
@@ -1014,11 +1013,7 @@ void FunctionLowering::chain_in_step() {
   BasicBlock* warp_check = BasicBlock::Create(ctx(), "chain_warp", fn_);
   BasicBlock* again = BasicBlock::Create(ctx(), "chain_again", fn_);
   IRBuilder<> b(done);
-  auto field = [&](size_t offset, Type* type) {
-    LoadInst* v = b.CreateLoad(type, b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), block_, offset));
-    v->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(ctx(), {}));
-    return v;
-  };
+  auto field = [&](size_t offset, Type* type) { return block_field(b, offset, type); };
   Value* n = field(offsetof(BlockState, nthreads), i32);
   b.CreateCondBr(b.CreateICmpULT(begin, end), which, exit);
   b.SetInsertPoint(which);

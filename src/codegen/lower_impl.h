@@ -160,6 +160,8 @@ private:
   // The resumable thread loop (block_state.h).
   llvm::Value* thread_index();
   llvm::Value* block_field(size_t offset, llvm::Type* type);
+  llvm::Value* block_field(llvm::IRBuilder<>& b, size_t offset, llvm::Type* type);
+  llvm::Value* spill_slot(llvm::IRBuilder<>& b, unsigned slot, llvm::Type* element, llvm::Value* t);
   llvm::Value* shared_base();
   llvm::Value* local_base();
   void stop_thread(uint32_t code);

@@ -301,19 +301,6 @@ void FunctionLowering::lower_warp_chain(const ptx::Block& block, size_t first, s
   for (std::string_view n : outputs)
     slot.try_emplace(n, chain_slots_++);
   auto stored_type = [&](Register* r) { return r->type->isIntegerTy(1) ? i8 : r->type; };
-  // Where thread `t`'s element of slot `s` is: spill + s * nthreads words, then t elements.
-  auto slot_address = [&](IRBuilder<>& b, unsigned s, Type* element, Value* t) {
-    auto field = [&](size_t offset, Type* type) {
-      LoadInst* v = b.CreateLoad(type, b.CreateConstInBoundsGEP1_64(i8, block_, offset));
-      v->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(ctx(), {}));
-      return v;
-    };
-    Value* spill = field(offsetof(BlockState, spill), ptr);
-    Value* n = b.CreateZExt(field(offsetof(BlockState, nthreads), i32), i64);
-    Value* base = b.CreateGEP(i64, spill, b.CreateMul(b.getInt64(s), n));
-    return b.CreateGEP(element, base, b.CreateZExt(t, i64));
-  };
-
   auto tag_slot = [&](Instruction* i, unsigned s) {
     i->setMetadata(kSlotMetadata, MDNode::get(ctx(), {ConstantAsMetadata::get(b_.getInt32(s))}));
     return i;
@@ -326,7 +313,7 @@ void FunctionLowering::lower_warp_chain(const ptx::Block& block, size_t first, s
       Value* v = b_.CreateLoad(r->type, r->storage);
       if (r->type->isIntegerTy(1))
         v = b_.CreateZExt(v, i8);
-      tag_slot(b_.CreateStore(v, slot_address(b_, slot[n], stored_type(r), t)), slot[n]);
+      tag_slot(b_.CreateStore(v, spill_slot(b_, slot[n], stored_type(r), t)), slot[n]);
     }
     Value* waits = block_field(offsetof(BlockState, barrier), ptr);
     b_.CreateStore(b_.getInt32(mask), b_.CreateGEP(i32, waits, t));
@@ -336,7 +323,7 @@ void FunctionLowering::lower_warp_chain(const ptx::Block& block, size_t first, s
     Value* t = thread_index();
     for (std::string_view n : outputs) {
       Register* r = reg(n);
-      Value* v = tag_slot(b_.CreateLoad(stored_type(r), slot_address(b_, slot[n], stored_type(r), t)), slot[n]);
+      Value* v = tag_slot(b_.CreateLoad(stored_type(r), spill_slot(b_, slot[n], stored_type(r), t)), slot[n]);
       if (r->type->isIntegerTy(1))
         v = b_.CreateTrunc(v, i1);
       b_.CreateStore(v, r->storage);
@@ -385,7 +372,7 @@ void FunctionLowering::lower_warp_chain(const ptx::Block& block, size_t first, s
   for (std::string_view n : inputs) {
     Type* e = stored_type(reg(n));
     auto* vt = FixedVectorType::get(e, 32);
-    Value* v = b_.CreateMaskedLoad(vt, slot_address(b_, slot[n], e, base), Align(e->getPrimitiveSizeInBits() / 8),
+    Value* v = b_.CreateMaskedLoad(vt, spill_slot(b_, slot[n], e, base), Align(e->getPrimitiveSizeInBits() / 8),
                                    members, Constant::getNullValue(vt));
     b_.CreateAlignedStore(v, array(n), Align(64));
   }
@@ -470,7 +457,7 @@ void FunctionLowering::lower_warp_chain(const ptx::Block& block, size_t first, s
   for (std::string_view n : outputs) {
     Type* e = stored_type(reg(n));
     Value* v = b_.CreateAlignedLoad(FixedVectorType::get(e, 32), array(n), Align(64));
-    b_.CreateMaskedStore(v, slot_address(b_, slot[n], e, base), Align(e->getPrimitiveSizeInBits() / 8), members);
+    b_.CreateMaskedStore(v, spill_slot(b_, slot[n], e, base), Align(e->getPrimitiveSizeInBits() / 8), members);
   }
   b_.CreateBr(next);
   b_.restoreIP(thread_code);
