@@ -8,7 +8,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build ccache pkg-config
   clang-22 lld-22 libclang-rt-22-dev
-  llvm-22-dev
+  llvm-22-dev liblld-22-dev
   liblz4-dev libzstd-dev libgtest-dev
   libopenblas-dev
 )
