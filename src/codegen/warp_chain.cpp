@@ -90,25 +90,6 @@ bool chain_arithmetic(const ptx::Instruction& ins) {
   }
 }
 
-// shfl's source lane for `lane` with constant b and c (shuffle_source, folded).
-std::pair<int32_t, bool> constant_source(uint32_t mode, int32_t lane, int32_t b, int32_t c) {
-  b &= 31;
-  int32_t clamp = c & 31, segmask = (c >> 8) & 31;
-  int32_t min_lane = lane & segmask, max_lane = min_lane | (clamp & ~segmask);
-  switch (mode) {
-  case 0:
-    return {lane - b, lane - b >= max_lane};
-  case 1:
-    return {lane + b, lane + b <= max_lane};
-  case 2:
-    return {lane ^ b, (lane ^ b) <= max_lane};
-  default: {
-    int32_t j = min_lane | (b & ~segmask);
-    return {j, j <= max_lane};
-  }
-  }
-}
-
 } // namespace
 
 bool warp_chains_enabled() {
@@ -424,7 +405,11 @@ void FunctionLowering::lower_warp_chain(const ptx::Block& block, size_t first, s
     SmallVector<int, 32> from;
     SmallVector<Constant*, 32> source, in_range;
     for (int32_t lane_l = 0; lane_l < 32; ++lane_l) {
-      auto [j, ok] = constant_source(mode, lane_l, bv, cv);
+      // The per-thread lowering's rule (lower_sync.cpp), folded: every operand is a constant.
+      ShuffleSource src = shuffle_source(b_, mode, b_.getInt32(uint32_t(lane_l)), b_.getInt32(uint32_t(bv) & 31),
+                                         b_.getInt32(uint32_t(cv)));
+      int32_t j = int32_t(cast<ConstantInt>(src.lane)->getSExtValue());
+      bool ok = cast<ConstantInt>(src.in_range)->isOne();
       from.push_back(ok ? (j & 31) : lane_l);
       source.push_back(b_.getInt32(uint32_t(ok ? j : 0)));
       in_range.push_back(b_.getInt1(ok));
