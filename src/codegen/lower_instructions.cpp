@@ -2,6 +2,7 @@
 // arithmetic, comparisons, conversions, loads and stores, branches). Everything else is
 // refused by name, so a kernel that uses it fails at load with the line that did.
 #include "codegen/lower_impl.h"
+#include "codegen/parallel_loops.h"
 
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/Transforms/Utils/LowerAtomic.h>
@@ -273,9 +274,17 @@ void FunctionLowering::lower_memory(const ptx::Instruction& ins) {
   // So is what ld.global.nc reads (the non-coherent path nvcc uses for const __restrict__
   // data): PTX leaves it undefined if the kernel writes it, so no store can change it.
   bool read_only = kernel_param || (load && has(ins, Modifier::Nc));
+  // A plain access (a store not to a call's .param storage): no other thread may touch the
+  // same bytes between two split points without racing (codegen/parallel_loops.h).
+  const bool plain = !ordered && gpu_order == AtomicOrdering::NotAtomic && (load || space != Modifier::Param);
+  auto tag_plain = [&](Instruction* i) {
+    if (plain && !gpu())
+      i->setMetadata(kPlainAccessMetadata, MDNode::get(ctx(), {}));
+  };
   auto mark = [&](LoadInst* v) {
     if (read_only)
       v->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(ctx(), {}));
+    tag_plain(v);
   };
   if (lanes == 1) {
     if (load) {
@@ -293,6 +302,7 @@ void FunctionLowering::lower_memory(const ptx::Instruction& ins) {
       StoreInst* s = b_.CreateStore(value(ins, data, ty, is_signed(t)), base);
       s->setAlignment(Align(size));
       s->setVolatile(ordered);
+      tag_plain(s);
       if (gpu_order != AtomicOrdering::NotAtomic)
         s->setAtomic(gpu_order == AtomicOrdering::Acquire ? AtomicOrdering::Monotonic : gpu_order, gpu_scope_id);
     }
@@ -312,6 +322,7 @@ void FunctionLowering::lower_memory(const ptx::Instruction& ins) {
     } else {
       StoreInst* s = b_.CreateStore(value(ins, e, ty, is_signed(t)), element_ptr(i));
       s->setAlignment(Align(i == 0 ? size * lanes : size));
+      tag_plain(s);
     }
   }
   if (gpu_order != AtomicOrdering::NotAtomic && has(ins, Modifier::Acquire))

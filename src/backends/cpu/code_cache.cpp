@@ -14,6 +14,7 @@
 #include <llvm/TargetParser/Host.h>
 
 #include "code_id.h"
+#include "codegen/parallel_loops.h"
 #include "codegen/thread_interchange.h"
 #include "support/file.h"
 #include "support/log.h"
@@ -140,6 +141,7 @@ std::string cache_key(const runtime::Program& program, bool check_memory) {
   add(check_memory ? "check=memory" : "check=none");
   add(codegen::interchange_enabled() ? "interchange=on" : "interchange=off");
   add(codegen::warp_chains_enabled() ? "warp-chains=on" : "warp-chains=off");
+  add(codegen::parallel_loops_enabled() ? "parallel-loops=on" : "parallel-loops=off");
   add(std::to_string(program.modules.size()));
   for (const auto& m : program.modules)
     add(m->source);

@@ -38,6 +38,7 @@
 #include "backends/cpu/matrix.h"
 #include "backends/cpu/worker_pool.h"
 #include "codegen/address_gep.h"
+#include "codegen/parallel_loops.h"
 #include "codegen/thread_interchange.h"
 #include "codegen/spill_remat.h"
 #include "codegen/warp_indices.h"
@@ -218,6 +219,7 @@ void optimise(llvm::Module& m) {
   pb.registerVectorizerStartEPCallback([](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) {
     fpm.addPass(codegen::AddressesToGep());
     fpm.addPass(codegen::InterchangeThreadLoops());
+    fpm.addPass(codegen::ParallelThreadLoops());
   });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
@@ -470,7 +472,8 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
   // it needs a compile, so it bypasses the cache.
   const char* dump = std::getenv("MIMIC_DUMP_IR");
   const char* llvm_options = std::getenv("MIMIC_LLVM_OPTIONS");
-  const bool dumping = (dump && *dump) || (llvm_options && *llvm_options) || codegen::interchange_explain();
+  const bool dumping = (dump && *dump) || (llvm_options && *llvm_options) || codegen::interchange_explain() ||
+                       codegen::parallel_loops_explain();
   const bool check = config::check_memory();
   const std::string key = cache_directory().empty() || dumping ? std::string() : cache_key(program, check);
   std::optional<CachedCode> cached = key.empty() ? std::nullopt : cache_load(key);

@@ -1,0 +1,183 @@
+#include "codegen/parallel_loops.h"
+
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "codegen/thread_interchange.h"
+
+namespace mimic::codegen {
+
+using namespace llvm;
+
+bool parallel_loops_enabled() {
+  const char* env = std::getenv("MIMIC_PARALLEL_LOOPS");
+  return !(env && (std::string_view(env) == "0" || std::string_view(env) == "off"));
+}
+
+bool parallel_loops_explain() {
+  const char* env = std::getenv("MIMIC_PARALLEL_LOOPS");
+  return env && std::string_view(env) == "explain";
+}
+
+namespace {
+
+struct Verdict {
+  std::vector<Instruction*> accesses;
+  Instruction* culprit = nullptr;
+  const char* why = nullptr;
+};
+
+// The executor indexes its arrays by the 32-bit thread index, extended: SCEV cannot tell
+// that the extension of {begin,+,1} does not wrap, but a block has under 2^31 threads.
+struct WidenThreadIndex : SCEVRewriteVisitor<WidenThreadIndex> {
+  const Loop* loop;
+  WidenThreadIndex(ScalarEvolution& se, const Loop* l) : SCEVRewriteVisitor(se), loop(l) {}
+  const SCEV* widen(const SCEV* op, Type* to, bool sign) {
+    auto* rec = dyn_cast<SCEVAddRecExpr>(op);
+    if (!rec || rec->getLoop() != loop || !rec->isAffine())
+      return nullptr;
+    auto ext = [&](const SCEV* v) { return sign ? SE.getSignExtendExpr(v, to) : SE.getZeroExtendExpr(v, to); };
+    return SE.getAddRecExpr(ext(rec->getStart()), SE.getSignExtendExpr(rec->getStepRecurrence(SE), to), loop,
+                            SCEV::FlagAnyWrap);
+  }
+  const SCEV* visitZeroExtendExpr(const SCEVZeroExtendExpr* e) {
+    if (const SCEV* w = widen(e->getOperand(), e->getType(), false))
+      return w;
+    return SCEVRewriteVisitor::visitZeroExtendExpr(e);
+  }
+  const SCEV* visitSignExtendExpr(const SCEVSignExtendExpr* e) {
+    if (const SCEV* w = widen(e->getOperand(), e->getType(), true))
+      return w;
+    return SCEVRewriteVisitor::visitSignExtendExpr(e);
+  }
+};
+
+// An executor's access whose address moves by at least its size from one thread to the next.
+const SCEV* per_thread_address(Instruction& i, Loop& l, ScalarEvolution& se) {
+  Value* ptr = getLoadStorePointerOperand(&i);
+  WidenThreadIndex widen(se, &l);
+  auto* rec = dyn_cast<SCEVAddRecExpr>(widen.visit(se.getSCEV(ptr)));
+  if (!rec || rec->getLoop() != &l || !rec->isAffine())
+    return nullptr;
+  auto* step = dyn_cast<SCEVConstant>(rec->getStepRecurrence(se));
+  uint64_t size = i.getModule()->getDataLayout().getTypeStoreSize(getLoadStoreType(&i));
+  if (!step || step->getAPInt().abs().ult(size))
+    return nullptr;
+  return rec;
+}
+
+Verdict examine(Loop& l, ScalarEvolution& se) {
+  Verdict v;
+  struct Own {
+    Instruction* i;
+    const SCEV* address;
+    bool store;
+  };
+  std::vector<Own> own; // the executor's per-thread accesses
+  auto fail = [&](Instruction* i, const char* why) {
+    v.culprit = i;
+    v.why = why;
+    return v;
+  };
+  for (BasicBlock* bb : l.blocks())
+    for (Instruction& i : *bb) {
+      if (!i.mayReadOrWriteMemory())
+        continue;
+      if (auto* ii = dyn_cast<IntrinsicInst>(&i); ii && ii->isLifetimeStartOrEnd()) {
+        v.accesses.push_back(&i);
+        continue;
+      }
+      auto* load = dyn_cast<LoadInst>(&i);
+      auto* store = dyn_cast<StoreInst>(&i);
+      if (!load && !store)
+        return fail(&i, "a call, fence or atomic");
+      if (load ? !load->isSimple() : !store->isSimple())
+        return fail(&i, "a volatile or ordered access");
+      if (i.getMetadata(kPlainAccessMetadata) || (load && i.getMetadata(LLVMContext::MD_invariant_load))) {
+        v.accesses.push_back(&i);
+        continue;
+      }
+      const SCEV* address = per_thread_address(i, l, se);
+      if (!address)
+        return fail(&i, "an access that is neither the program's plain one nor a per-thread element");
+      own.push_back({&i, address, store != nullptr});
+      v.accesses.push_back(&i);
+    }
+  // Thread t's element next to thread t+1's in the same array: a dependence after all.
+  for (const Own& s : own) {
+    if (!s.store)
+      continue;
+    for (const Own& o : own) {
+      const SCEV* d = se.getMinusSCEV(o.address, s.address);
+      if (auto* c = dyn_cast<SCEVConstant>(d); c && !c->getAPInt().isZero())
+        return fail(o.i, "an access a constant distance from a per-thread store");
+    }
+  }
+  return v;
+}
+
+// `id` with `llvm.loop.parallel_accesses !{group}` added.
+MDNode* with_parallel_accesses(LLVMContext& ctx, MDNode* id, MDNode* group) {
+  std::vector<Metadata*> ops{nullptr};
+  if (id)
+    for (unsigned k = 1; k < id->getNumOperands(); ++k)
+      ops.push_back(id->getOperand(k));
+  ops.push_back(MDNode::get(ctx, {MDString::get(ctx, "llvm.loop.parallel_accesses"), group}));
+  MDNode* out = MDNode::getDistinct(ctx, ops);
+  out->replaceOperandWith(0, out);
+  return out;
+}
+
+} // namespace
+
+PreservedAnalyses ParallelThreadLoops::run(Function& f, FunctionAnalysisManager& am) {
+  if (f.isDeclaration() || !parallel_loops_enabled())
+    return PreservedAnalyses::all();
+  auto& li = am.getResult<LoopAnalysis>(f);
+  auto& se = am.getResult<ScalarEvolutionAnalysis>(f);
+  const bool explain = parallel_loops_explain();
+  LLVMContext& ctx = f.getContext();
+  MDNode* group = nullptr;
+  for (Loop* l : li.getLoopsInPreorder()) {
+    if (!l->isInnermost() || !is_thread_loop(*l))
+      continue;
+    Verdict v = examine(*l, se);
+    if (explain) {
+      errs() << "mimic: parallel loops: " << f.getName() << " " << l->getHeader()->getName() << ": ";
+      if (v.culprit) {
+        errs() << "not parallel, " << v.why << ":";
+        v.culprit->print(errs());
+        errs() << "\n";
+      } else {
+        errs() << "parallel, " << v.accesses.size() << " accesses\n";
+      }
+    }
+    if (v.culprit)
+      continue;
+    if (!group)
+      group = MDNode::getDistinct(ctx, {});
+    for (Instruction* i : v.accesses) {
+      // A group is an empty distinct node; an instruction in several has a list of them.
+      MDNode* old = i->getMetadata(LLVMContext::MD_access_group);
+      MDNode* now = !old                        ? group
+                    : old->getNumOperands() == 0 ? MDNode::get(ctx, {old, group})
+                                                 : MDNode::concatenate(old, MDNode::get(ctx, {group}));
+      i->setMetadata(LLVMContext::MD_access_group, now);
+    }
+    l->setLoopID(with_parallel_accesses(ctx, l->getLoopID(), group));
+  }
+  // Metadata only: the CFG and every analysis stay valid.
+  return PreservedAnalyses::all();
+}
+
+} // namespace mimic::codegen
