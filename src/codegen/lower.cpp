@@ -5,6 +5,7 @@
 #include "codegen/thread_interchange.h"
 #include "codegen/warp_indices.h"
 
+#include <bit>
 #include <charconv>
 #include <functional>
 #include <set>
@@ -620,6 +621,47 @@ void FunctionLowering::start_block_if_terminated() {
     b_.SetInsertPoint(BasicBlock::Create(ctx(), "dead", fn_));
 }
 
+void FunctionLowering::note_block_facts(const ptx::Instruction& ins) {
+  auto forget = [&](const ptx::Operand& op, auto& self) -> void {
+    if (op.kind == ptx::OperandKind::Name)
+      block_facts_.erase(op.name_view());
+    else if (op.kind == ptx::OperandKind::Vector || op.kind == ptx::OperandKind::Pair ||
+             op.kind == ptx::OperandKind::List)
+      for (const ptx::Operand& e : op.children())
+        self(e, self);
+  };
+  // The destination is the first operand; a call's results are among the others.
+  for (size_t i = 0; i < ins.num_operands && (i == 0 || ins.opcode == ptx::Opcode::Call); ++i)
+    forget(ins.operands[i], forget);
+  if (!ins.guard.empty() || ins.num_operands == 0 || ins.operands[0].kind != ptx::OperandKind::Name ||
+      instruction_type(ins) != ptx::Modifier::F32)
+    return;
+  std::string_view d = ins.operands[0].name_view();
+  if (ins.opcode == ptx::Opcode::Mov && ins.num_operands == 2 && ins.operands[1].kind == ptx::OperandKind::F32)
+    block_facts_[d].literal = std::bit_cast<float>(uint32_t(ins.operands[1].u));
+  else if (ins.has(ptx::Modifier::Sat) &&
+           (ins.opcode == ptx::Opcode::Cvt || ins.opcode == ptx::Opcode::Add || ins.opcode == ptx::Opcode::Sub ||
+            ins.opcode == ptx::Opcode::Mul || ins.opcode == ptx::Opcode::Fma || ins.opcode == ptx::Opcode::Mad ||
+            ins.opcode == ptx::Opcode::Min || ins.opcode == ptx::Opcode::Max))
+    block_facts_[d].unit_interval = true;
+}
+
+std::optional<float> FunctionLowering::f32_literal(const ptx::Operand& op) const {
+  if (op.kind == ptx::OperandKind::F32)
+    return std::bit_cast<float>(uint32_t(op.u));
+  if (op.kind == ptx::OperandKind::Name)
+    if (auto it = block_facts_.find(op.name_view()); it != block_facts_.end())
+      return it->second.literal;
+  return std::nullopt;
+}
+
+bool FunctionLowering::in_unit_interval(const ptx::Operand& op) const {
+  if (op.kind != ptx::OperandKind::Name || op.negated)
+    return false;
+  auto it = block_facts_.find(op.name_view());
+  return it != block_facts_.end() && it->second.unit_interval;
+}
+
 void FunctionLowering::lower_block(const ptx::Block& block) {
   scopes_.emplace_back();
   for (const ptx::Statement& s : block.statements)
@@ -630,11 +672,13 @@ void FunctionLowering::lower_block(const ptx::Block& block) {
     if (size_t chain = warp_chain_length(block, i)) {
       start_block_if_terminated();
       lower_warp_chain(block, i, chain);
+      block_facts_.clear();
       i += chain - 1;
       continue;
     }
     switch (s.kind) {
     case ptx::StatementKind::Label: {
+      block_facts_.clear();
       BasicBlock* target = labels_.at(s.text_view());
       if (!b_.GetInsertBlock()->getTerminator())
         b_.CreateBr(target);
@@ -663,11 +707,14 @@ void FunctionLowering::lower_block(const ptx::Block& block) {
       } else {
         lower_instruction(ins);
       }
+      note_block_facts(ins);
       break;
     }
     case ptx::StatementKind::Block:
       start_block_if_terminated();
+      block_facts_.clear();
       lower_block(*s.block);
+      block_facts_.clear();
       break;
     case ptx::StatementKind::Var:
       if (s.var->space == ptx::Modifier::Param) { // a call sequence's parameter or return value

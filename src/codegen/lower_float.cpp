@@ -17,6 +17,9 @@
 #include "codegen/lower_arith.h"
 #include "codegen/lower_impl.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <llvm/IR/Intrinsics.h>
 
 namespace mimic::codegen {
@@ -117,6 +120,36 @@ static Value* zero_sign_down(IRBuilder<>& b, Value* s, Value* err, Value* x, Val
       exact_zero, b.CreateSelect(neg, ConstantFP::getNegativeZero(t), ConstantFP::get(t, 0.0)), s);
 }
 
+// fma.{rm,rp,rz}.f32 x, b, c with x in [0, 1] (a .sat result of the same block) and b, c
+// literals such that every x*b + c lies in one binade of unit ulp, [2^23, 2^24) or its
+// negative (c an integer): the result is c + floor(x*b) or c + ceil(x*b), the product
+// exact in f64. nvcc's expf computes its power of two this way (fma.rm.f32 of a saturated
+// value, 252 and 0x1.800002p+23); the general rounding takes some 30 vector operations.
+Value* FunctionLowering::fma_in_unit_binade(const ptx::Instruction& ins, Value* a, Value* b, Round mode) {
+  if (mode != Round::Down && mode != Round::Up && mode != Round::Zero)
+    return nullptr;
+  const ptx::Operand* x = &ins.operands[1];
+  std::optional<float> k = f32_literal(ins.operands[2]);
+  Value* xv = a;
+  if (!in_unit_interval(*x) || !k) { // the literal may come first
+    x = &ins.operands[2];
+    k = f32_literal(ins.operands[1]);
+    xv = b;
+  }
+  std::optional<float> addend = f32_literal(ins.operands[3]);
+  if (!in_unit_interval(*x) || !k || !addend || std::floor(*addend) != *addend)
+    return nullptr;
+  const double lo = double(*addend) + std::min(0.0, double(*k)), hi = double(*addend) + std::max(0.0, double(*k));
+  const bool positive = lo >= 0x1p23 && hi < 0x1p24, negative = hi <= -0x1p23 && lo > -0x1p24;
+  if (!positive && !negative)
+    return nullptr;
+  Type* f64 = b_.getDoubleTy();
+  Value* p = b_.CreateFMul(b_.CreateFPExt(xv, f64), ConstantFP::get(f64, double(*k))); // exact
+  bool down = mode == Round::Down || (mode == Round::Zero && positive);
+  Value* q = b_.CreateUnaryIntrinsic(down ? Intrinsic::floor : Intrinsic::ceil, p);
+  return b_.CreateFPTrunc(b_.CreateFAdd(q, ConstantFP::get(f64, double(*addend))), b_.getFloatTy()); // exact
+}
+
 void FunctionLowering::lower_float(const ptx::Instruction& ins) {
   Modifier t = instruction_type(ins);
   Type* ty = type_of(t);
@@ -215,6 +248,12 @@ void FunctionLowering::lower_float(const ptx::Instruction& ins) {
     if (mode == Round::Nearest) {
       out(r);
       return;
+    }
+    if (f32) {
+      if (Value* v = fma_in_unit_binade(ins, a, c, mode)) {
+        out(v);
+        return;
+      }
     }
     Value* p_sign_carrier =
         b_.CreateFMul(b_.CreateBinaryIntrinsic(Intrinsic::copysign, ConstantFP::get(ty, 1.0), a),

@@ -14,6 +14,7 @@
 #include <llvm/IR/IRBuilder.h>
 
 #include "codegen/block_state.h"
+#include "codegen/lower_arith.h"
 #include "codegen/lower.h"
 #include "ptx/printer.h"
 #include "ptx/summary.h"
@@ -184,6 +185,19 @@ private:
   llvm::BasicBlock* enter_ = nullptr;                 // entry: on into the thread loop(s)
   llvm::BasicBlock* done_ = nullptr; // a kernel's return after its thread loop(s)
   bool inlined_waiting_call_ = false; // inline_call was used (see split_thread_loop)
+  // What the current PTX basic block has set registers to, for lowerings that gain from
+  // knowing it (lower_float's directed-rounding fma in nvcc's expf): an f32 literal
+  // (`mov.f32 r, 0f...`) or an f32 in [0, 1] (a result with .sat). Forgotten at labels, at
+  // nested blocks and warp chains, and when anything else writes the register.
+  struct BlockFact {
+    bool unit_interval = false;
+    std::optional<float> literal;
+  };
+  std::map<std::string_view, BlockFact> block_facts_;
+  void note_block_facts(const ptx::Instruction& ins);
+  llvm::Value* fma_in_unit_binade(const ptx::Instruction& ins, llvm::Value* a, llvm::Value* b, arith::Round mode);
+  std::optional<float> f32_literal(const ptx::Operand& op) const;
+  bool in_unit_interval(const ptx::Operand& op) const;
   void layout_locals(const ptx::Block& block);
   llvm::Value* symbol_address(std::string_view name);
   llvm::Value* value(const ptx::Instruction& ins, const ptx::Operand& op, llvm::Type* want, bool sign_extend);

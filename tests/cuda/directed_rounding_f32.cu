@@ -1,6 +1,9 @@
 // f32 add, mul and fma in the directed rounding modes (__fadd_rd ... __fmaf_rz: add.rm.f32,
 // mul.rp.f32, fma.rz.f32 ...) against the host's own arithmetic under fesetround, on
-// random operands of every magnitude and on cases near zero, overflow and subnormals.
+// random operands of every magnitude and on cases near zero, overflow and subnormals; and
+// fma of a saturated value with literals whose results share one binade of unit ulp (the
+// form of nvcc's expf, which the CPU backend rounds with floor/ceil), next to one whose
+// results do not.
 #include <cfenv>
 #include <cmath>
 #include <cstdint>
@@ -30,6 +33,36 @@ __global__ void directed(const float* a, const float* b, const float* c, float* 
   o[9] = __fmaf_ru(x, y, z);
   o[10] = __fmaf_rz(x, y, z);
   o[11] = __fmaf_rn(x, y, z);
+}
+
+constexpr int kSaturatedOps = 5;
+
+__global__ void saturated(const float* a, float* out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  float x = __saturatef(a[i]);
+  float* o = out + size_t(i) * kSaturatedOps;
+  o[0] = __fmaf_rd(x, 252.0f, 12582913.0f);
+  o[1] = __fmaf_ru(x, 252.0f, 12582913.0f);
+  o[2] = __fmaf_rz(x, -252.0f, -12582913.0f);
+  o[3] = __fmaf_rd(252.0f, x, -12582913.0f);
+  o[4] = __fmaf_rd(x, 8388608.0f, 12582913.0f); // results beyond 2^24: the general rounding
+}
+
+static float saturate(float v) { return std::isnan(v) ? 0.0f : std::fmin(std::fmax(v, 0.0f), 1.0f); }
+
+__attribute__((noinline)) static void saturated_reference(float v, float* o) {
+  volatile float x = saturate(v);
+  std::fesetround(FE_DOWNWARD);
+  o[0] = std::fmaf(x, 252.0f, 12582913.0f);
+  o[3] = std::fmaf(252.0f, x, -12582913.0f);
+  o[4] = std::fmaf(x, 8388608.0f, 12582913.0f);
+  std::fesetround(FE_UPWARD);
+  o[1] = std::fmaf(x, 252.0f, 12582913.0f);
+  std::fesetround(FE_TOWARDZERO);
+  o[2] = std::fmaf(x, -252.0f, -12582913.0f);
+  std::fesetround(FE_TONEAREST);
 }
 
 static volatile float sink;
@@ -120,6 +153,42 @@ int main() {
     }
   }
   printf("directed rounding f32: %d operand triples, %d results\n", n, n * kOps);
+
+  // Saturated operands: every 2^-20 step of [-0.25, 1.25], random values, specials.
+  std::vector<float> s;
+  for (int i = 0; i <= 3 << 19; ++i)
+    s.push_back(-0.25f + float(i) * 0x1p-20f);
+  for (int i = 0; i < 20000; ++i)
+    s.push_back(random_float(-30, 2));
+  for (float x : {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1.0f, from_bits(1), from_bits(0x3f7fffffu)})
+    s.push_back(x);
+  const int m = int(s.size());
+  float *ds, *dsout;
+  CHECK(cudaMalloc(&ds, m * sizeof(float)));
+  CHECK(cudaMalloc(&dsout, size_t(m) * kSaturatedOps * sizeof(float)));
+  CHECK(cudaMemcpy(ds, s.data(), m * sizeof(float), cudaMemcpyHostToDevice));
+  saturated<<<(m + 255) / 256, 256>>>(ds, dsout, m);
+  CHECK_LAUNCH();
+  std::vector<float> sout(size_t(m) * kSaturatedOps);
+  CHECK(cudaMemcpy(sout.data(), dsout, sout.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  static const char* const saturated_names[kSaturatedOps] = {"fma.rm(x, 252, c)", "fma.rp(x, 252, c)",
+                                                             "fma.rz(x, -252, -c)", "fma.rm(252, x, -c)",
+                                                             "fma.rm(x, 2^23, c)"};
+  for (int i = 0; i < m; ++i) {
+    float want[kSaturatedOps];
+    saturated_reference(s[i], want);
+    for (int k = 0; k < kSaturatedOps; ++k) {
+      float got = sout[size_t(i) * kSaturatedOps + k];
+      if (to_bits(got) != to_bits(want[k])) {
+        ++failures;
+        if (shown++ < 20)
+          fprintf(stderr, "%s with x = sat(%a): got %a, want %a\n", saturated_names[k], s[i], got, want[k]);
+      }
+    }
+  }
+  printf("directed rounding f32 of saturated values: %d operands, %d results\n", m, m * kSaturatedOps);
+  CHECK(cudaFree(ds));
+  CHECK(cudaFree(dsout));
   CHECK(cudaFree(da));
   CHECK(cudaFree(db));
   CHECK(cudaFree(dc));
