@@ -162,6 +162,18 @@ void FunctionLowering::lower_cvt(const ptx::Instruction& ins) {
     }
   }
 
+  // ---- f32 to f32 (nvcc's __saturatef is cvt.sat.f32.f32): exact, a NaN the canonical one
+  // as in the general path below.
+  if (!integer_rounding(ins) && !to_narrow && !from_narrow && from->isFloatTy() && to->isFloatTy() &&
+      !opts.satfinite && !opts.relu) {
+    Value* r = ftz ? arith::flush_subnormal(b_, a) : a;
+    Value* nan = b_.CreateBitCast(b_.getInt32(uint32_t(arith::kF32.nan())), to);
+    r = b_.CreateSelect(arith::is_nan(b_, r), nan, r);
+    if (ins.has(Modifier::Sat)) r = arith::saturate_float(b_, r);
+    store(ins, ins.operands[0], r, false);
+    return;
+  }
+
   // ---- the source as an exact f64 plus residual
   Value* s;
   Value* err = zero64;
