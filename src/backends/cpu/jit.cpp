@@ -11,15 +11,20 @@
 #include <atomic>
 #include <csetjmp>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstddef>
 #include <mutex>
+#include <string_view>
 #include <thread>
+
+#include <unistd.h>
 
 #include <llvm/ExecutionEngine/ObjectCache.h>
 #include <llvm/ExecutionEngine/Orc/AbsoluteSymbols.h>
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/IR/LegacyPassManager.h>
@@ -309,6 +314,38 @@ std::unique_ptr<llvm::Module> extract_kernel(const llvm::Module& m, llvm::String
   return out;
 }
 
+// MIMIC_PERF_MAP=1: every function the JIT links is appended to /tmp/perf-PID.map
+// ("START SIZE NAME", hexadecimal), which `perf report` reads to name samples in JIT code.
+class PerfMapPlugin final : public llvm::orc::ObjectLinkingLayer::Plugin {
+public:
+  void modifyPassConfig(llvm::orc::MaterializationResponsibility&, llvm::jitlink::LinkGraph&,
+                        llvm::jitlink::PassConfiguration& config) override {
+    config.PostFixupPasses.push_back([](llvm::jitlink::LinkGraph& g) {
+      static std::mutex mutex;
+      std::lock_guard lock(mutex);
+      const std::string path = "/tmp/perf-" + std::to_string(::getpid()) + ".map";
+      if (FILE* f = std::fopen(path.c_str(), "a")) {
+        for (llvm::jitlink::Symbol* s : g.defined_symbols())
+          if (s->isCallable() && s->getSize() > 0 && s->hasName())
+            std::fprintf(f, "%llx %llx %s\n", static_cast<unsigned long long>(s->getAddress().getValue()),
+                         static_cast<unsigned long long>(s->getSize()), std::string(*s->getName()).c_str());
+        std::fclose(f);
+      }
+      return llvm::Error::success();
+    });
+  }
+  llvm::Error notifyFailed(llvm::orc::MaterializationResponsibility&) override { return llvm::Error::success(); }
+  llvm::Error notifyRemovingResources(llvm::orc::JITDylib&, llvm::orc::ResourceKey) override {
+    return llvm::Error::success();
+  }
+  void notifyTransferringResources(llvm::orc::JITDylib&, llvm::orc::ResourceKey, llvm::orc::ResourceKey) override {}
+};
+
+bool perf_map_wanted() {
+  const char* env = std::getenv("MIMIC_PERF_MAP");
+  return env && *env && std::string_view(env) != "0";
+}
+
 // A JIT for `out` with the module's globals bound to `globals`' addresses, the device
 // runtime's helpers and the process's symbols; `capture` keeps each compiled object (for
 // the cache).
@@ -330,6 +367,12 @@ Status start_jit(CpuCompiledProgram& out, bool capture, const std::vector<std::s
   if (!jit)
     return Error("cannot start the JIT: " + llvm::toString(jit.takeError()), CUDA_ERROR_UNKNOWN);
   out.jit = std::move(jit.get());
+  if (perf_map_wanted()) {
+    if (auto* linking = llvm::dyn_cast<llvm::orc::ObjectLinkingLayer>(&out.jit->getObjLinkingLayer()))
+      linking->addPlugin(std::make_shared<PerfMapPlugin>());
+    else
+      log_warning("MIMIC_PERF_MAP: this JIT does not link with JITLink; no perf map is written");
+  }
   llvm::orc::JITDylib& dylib = out.jit->getMainJITDylib();
   llvm::orc::SymbolMap symbols;
   for (const std::string& name : used_globals) {
