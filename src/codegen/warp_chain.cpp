@@ -8,7 +8,7 @@
 // chain's member mask), and on resume reads the registers the chain wrote back from the
 // same slots. Before a call's thread loop resumes at the chain's point, the kernel's
 // entry runs the chain for each group of lanes released together (warp_mask, whose lowest
-// lane comes first in every call): the group's slots are read as a vector, the arithmetic
+// lane comes first in every call; the loop steps from group to group, not lane by lane): the group's slots are read as a vector, the arithmetic
 // is the shared lowering of each instruction in a loop over the 32 lanes, a shuffle is a
 // permutation of the lane array with constant indices, and the results go back to the
 // group's slots. A source lane past the block or out of the shuffle's range gives the
@@ -329,8 +329,12 @@ void FunctionLowering::lower_warp_chain(const ptx::Block& block, size_t first, s
   Value* lane = b_.CreateAnd(t, 31);
   Value* leader = b_.CreateBinaryIntrinsic(Intrinsic::cttz, group, b_.getFalse());
   b_.CreateCondBr(b_.CreateICmpEQ(lane, leader), compute, next);
+  // The next thread that may lead a group: the first lane above this one outside its
+  // group (each lane is in one group), else the next warp's first lane.
   b_.SetInsertPoint(next);
-  Value* t_next = b_.CreateAdd(t, b_.getInt32(1));
+  Value* above = b_.CreateAnd(b_.CreateNot(group), b_.CreateShl(b_.getInt32(0xfffffffeu), lane));
+  Value* skip = b_.CreateBinaryIntrinsic(Intrinsic::cttz, above, b_.getFalse()); // 32 when none
+  Value* t_next = b_.CreateAdd(b_.CreateSub(t, lane), skip);
   t->addIncoming(t_next, next);
   b_.CreateBr(head);
 
