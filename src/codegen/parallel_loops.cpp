@@ -8,6 +8,7 @@
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ScalarEvolution.h>
 #include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Module.h>
@@ -126,6 +127,76 @@ Verdict examine(Loop& l, ScalarEvolution& se) {
   return v;
 }
 
+// The low bits of a value that steps with the thread (`x & (2^k - 1)`: bitonic sort's
+// 2*t - (t & (stride - 1)), a lane's t & 31) are, to SCEV, the extension of a k-bit
+// recurrence; the vectoriser then makes the addresses built on them consecutive under the
+// run-time condition that the k-bit recurrence does not wrap, which fails as soon as the
+// loop runs more than 2^k threads (a 1024-thread row: every bitonic step took the scalar
+// loop, with a data-dependent branch per thread). Spelled x - ((x >> k) << k), the value
+// is opaque to SCEV and the accesses are gathers and scatters that need no such
+// condition; InstCombine folds it back afterwards. Only masks that feed an address and
+// keep fewer bits than a block has threads (a wider one may well hold for every thread).
+constexpr uint64_t kMaxOpaqueMask = 1023;
+// Whether `v` goes, through integer arithmetic and address computation, into the address
+// of a load or store.
+bool feeds_address(Value* v, unsigned depth = 0) {
+  if (depth > 8)
+    return false;
+  for (User* u : v->users()) {
+    auto* i = dyn_cast<Instruction>(u);
+    if (!i)
+      continue;
+    if ((isa<LoadInst>(i) || isa<StoreInst>(i)) && getLoadStorePointerOperand(i) == v)
+      return true;
+    switch (i->getOpcode()) {
+    case Instruction::Add:
+    case Instruction::Sub:
+    case Instruction::Mul:
+    case Instruction::Shl:
+    case Instruction::Or:
+    case Instruction::Xor:
+    case Instruction::ZExt:
+    case Instruction::SExt:
+    case Instruction::Trunc:
+    case Instruction::GetElementPtr:
+    case Instruction::IntToPtr:
+      if (feeds_address(i, depth + 1))
+        return true;
+      break;
+    default:
+      break;
+    }
+  }
+  return false;
+}
+
+unsigned hide_thread_masks(Loop& l, ScalarEvolution& se) {
+  std::vector<BinaryOperator*> masks;
+  for (BasicBlock* bb : l.blocks())
+    for (Instruction& i : *bb) {
+      auto* op = dyn_cast<BinaryOperator>(&i);
+      auto* c = op && op->getOpcode() == Instruction::And ? dyn_cast<ConstantInt>(op->getOperand(1)) : nullptr;
+      if (!c || c->isZero() || c->getValue().ugt(kMaxOpaqueMask) || !(c->getValue() + 1).isPowerOf2())
+        continue;
+      auto* rec = dyn_cast<SCEVAddRecExpr>(se.getSCEV(op->getOperand(0)));
+      if (rec && rec->getLoop() == &l && rec->isAffine() && feeds_address(op))
+        masks.push_back(op);
+    }
+  for (BinaryOperator* op : masks) {
+    IRBuilder<> b(op);
+    Value* x = op->getOperand(0);
+    const unsigned k = cast<ConstantInt>(op->getOperand(1))->getValue().countr_one();
+    Value* high = b.CreateShl(b.CreateLShr(x, k), k);
+    Value* low = b.CreateSub(x, high, op->getName() + ".opaque");
+    se.forgetValue(op);
+    op->replaceAllUsesWith(low);
+    op->eraseFromParent();
+  }
+  if (!masks.empty())
+    se.forgetLoop(&l);
+  return unsigned(masks.size());
+}
+
 // `id` with `llvm.loop.parallel_accesses !{group}` added.
 MDNode* with_parallel_accesses(LLVMContext& ctx, MDNode* id, MDNode* group) {
   std::vector<Metadata*> ops{nullptr};
@@ -148,12 +219,17 @@ PreservedAnalyses ParallelThreadLoops::run(Function& f, FunctionAnalysisManager&
   const bool explain = parallel_loops_explain();
   LLVMContext& ctx = f.getContext();
   MDNode* group = nullptr;
+  bool changed = false;
   for (Loop* l : li.getLoopsInPreorder()) {
     if (!l->isInnermost() || !is_thread_loop(*l))
       continue;
+    const unsigned hidden = hide_thread_masks(*l, se);
+    changed |= hidden != 0;
     Verdict v = examine(*l, se);
     if (explain) {
       errs() << "mimic: parallel loops: " << f.getName() << " " << l->getHeader()->getName() << ": ";
+      if (hidden)
+        errs() << hidden << " thread-index mask(s) hidden from SCEV, ";
       if (v.culprit) {
         errs() << "not parallel, " << v.why << ":";
         v.culprit->print(errs());
@@ -176,8 +252,14 @@ PreservedAnalyses ParallelThreadLoops::run(Function& f, FunctionAnalysisManager&
     }
     l->setLoopID(with_parallel_accesses(ctx, l->getLoopID(), group));
   }
-  // Metadata only: the CFG and every analysis stay valid.
-  return PreservedAnalyses::all();
+  // The CFG stays as it was; SCEV forgot what changed.
+  if (!changed)
+    return PreservedAnalyses::all();
+  PreservedAnalyses kept;
+  kept.preserveSet<CFGAnalyses>();
+  kept.preserve<LoopAnalysis>();
+  kept.preserve<ScalarEvolutionAnalysis>();
+  return kept;
 }
 
 } // namespace mimic::codegen
