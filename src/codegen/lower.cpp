@@ -5,6 +5,7 @@
 #include "codegen/thread_interchange.h"
 #include "codegen/warp_indices.h"
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <functional>
@@ -99,6 +100,7 @@ FunctionLowering::Register* FunctionLowering::reg(std::string_view name) {
       slot.storage = entry.CreateAlloca(t, nullptr, std::string(name));
       slot.type = t;
       slot.ptx_type = decl->type;
+      slot.order = unsigned(registers_.size());
       // Registers start as zero in each thread (PTX leaves them undefined; zero keeps runs
       // reproducible).
       IRBuilder<> init(body_, body_->getFirstInsertionPt());
@@ -341,11 +343,19 @@ Value* from_bits(IRBuilder<>& b, Value* bits, Type* t) {
 void FunctionLowering::insert_spills() {
   if (split_sites_.empty())
     return;
+  // In the order the registers were first used: the map's order follows the declarations'
+  // addresses, and the slots (so the code, and the JIT cache's objects) would change from
+  // run to run.
+  std::vector<const Register*> used;
+  for (auto& [key, r] : registers_)
+    if (r.storage)
+      used.push_back(&r);
+  std::sort(used.begin(), used.end(), [](const Register* a, const Register* b) { return a->order < b->order; });
   std::vector<AllocaInst*> regs;
   DenseMap<Value*, unsigned> index;
-  for (auto& [key, r] : registers_) {
-    index[r.storage] = unsigned(regs.size());
-    regs.push_back(r.storage);
+  for (const Register* r : used) {
+    index[r->storage] = unsigned(regs.size());
+    regs.push_back(r->storage);
   }
   const unsigned n = unsigned(regs.size());
   struct Sets {

@@ -138,6 +138,7 @@ private:
     llvm::AllocaInst* storage = nullptr;
     llvm::Type* type = nullptr;
     ptx::Modifier ptx_type = ptx::Modifier::None;
+    unsigned order = 0; // registers in the order they were first used (the map's is the heap's)
   };
   struct Scope {
     std::map<std::string_view, const ptx::VarDecl*> names;
