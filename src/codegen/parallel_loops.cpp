@@ -8,12 +8,14 @@
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ScalarEvolution.h>
 #include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "codegen/block_state.h"
 #include "codegen/thread_interchange.h"
 
 namespace mimic::codegen {
@@ -64,17 +66,45 @@ struct WidenThreadIndex : SCEVRewriteVisitor<WidenThreadIndex> {
 };
 
 // An executor's access whose address moves by at least its size from one thread to the next.
-const SCEV* per_thread_address(Instruction& i, Loop& l, ScalarEvolution& se) {
-  Value* ptr = getLoadStorePointerOperand(&i);
+const SCEV* per_thread_pointer(Value* ptr, uint64_t size, Loop& l, ScalarEvolution& se) {
   WidenThreadIndex widen(se, &l);
   auto* rec = dyn_cast<SCEVAddRecExpr>(widen.visit(se.getSCEV(ptr)));
   if (!rec || rec->getLoop() != &l || !rec->isAffine())
     return nullptr;
   auto* step = dyn_cast<SCEVConstant>(rec->getStepRecurrence(se));
-  uint64_t size = i.getModule()->getDataLayout().getTypeStoreSize(getLoadStoreType(&i));
   if (!step || step->getAPInt().abs().ult(size))
     return nullptr;
   return rec;
+}
+
+const SCEV* per_thread_address(Instruction& i, Loop& l, ScalarEvolution& se) {
+  uint64_t size = i.getModule()->getDataLayout().getTypeStoreSize(getLoadStoreType(&i));
+  return per_thread_pointer(getLoadStorePointerOperand(&i), size, l, se);
+}
+
+// Whether `ptr` points into the block's shared window (GEPs on a load of BlockState::shared).
+bool in_shared_window(Value* ptr) {
+  auto* base = dyn_cast<LoadInst>(getUnderlyingObject(ptr));
+  if (!base)
+    return false;
+  Function* f = base->getFunction();
+  APInt offset(64, 0);
+  const Value* root = base->getPointerOperand()->stripAndAccumulateConstantOffsets(f->getDataLayout(), offset, true);
+  return f->arg_size() >= 2 && root == f->getArg(1) && offset == offsetof(BlockState, shared);
+}
+
+// A load of one of the block state's fields past the special registers (ntid, the
+// executor's array pointers, sizes): kernel code stores only to the special registers (row
+// setup), so such a load is invariant even where the optimiser merged it with another and
+// dropped its !invariant.load (scan's shared-memory base in one of its thread loops). A
+// function with thread loops is a kernel: its second argument is the block state.
+bool reads_block_field(LoadInst& load) {
+  Function* f = load.getFunction();
+  if (f->arg_size() < 2)
+    return false;
+  APInt offset(64, 0);
+  const Value* root = load.getPointerOperand()->stripAndAccumulateConstantOffsets(f->getDataLayout(), offset, true);
+  return root == f->getArg(1) && offset.uge(offsetof(BlockState, block_dim)) && offset.ult(sizeof(BlockState));
 }
 
 Verdict examine(Loop& l, ScalarEvolution& se) {
@@ -104,9 +134,29 @@ Verdict examine(Loop& l, ScalarEvolution& se) {
         return fail(&i, "a call, fence or atomic");
       if (load ? !load->isSimple() : !store->isSimple())
         return fail(&i, "a volatile or ordered access");
-      if (i.getMetadata(kPlainAccessMetadata) || (load && i.getMetadata(LLVMContext::MD_invariant_load))) {
+      if (i.getMetadata(kPlainAccessMetadata) ||
+          (load && (i.getMetadata(LLVMContext::MD_invariant_load) || reads_block_field(*load)))) {
         v.accesses.push_back(&i);
         continue;
+      }
+      // A register restored from its spill slot on one path and loaded from shared memory
+      // on the other (`r = 0; bar.sync; @p ld.shared r`), which SimplifyCFG made one load
+      // through a select, dropping both loads' tags: each arm is one of the two.
+      if (auto* pick = load ? dyn_cast<SelectInst>(load->getPointerOperand()) : nullptr) {
+        const uint64_t size = i.getModule()->getDataLayout().getTypeStoreSize(load->getType());
+        bool known = true;
+        for (Value* arm : {pick->getTrueValue(), pick->getFalseValue()}) {
+          if (in_shared_window(arm))
+            continue;
+          if (const SCEV* a = per_thread_pointer(arm, size, l, se))
+            own.push_back({&i, a, false});
+          else
+            known = false;
+        }
+        if (known) {
+          v.accesses.push_back(&i);
+          continue;
+        }
       }
       const SCEV* address = per_thread_address(i, l, se);
       if (!address)

@@ -18,7 +18,9 @@
 // its memory accesses is
 //   - a plain load or store of the program (the lowering tags them `!mimic.plain`: not
 //     volatile, not .relaxed/.acquire/.release, not an atomic, a store not to .param);
-//   - a load marked invariant (the block state's fields, kernel parameters);
+//   - a load marked invariant (kernel parameters, the block state's fields), or a load of
+//     one of the block state's fields past the special registers (kernel code never
+//     stores to them; the optimiser may have merged the load and dropped the mark);
 //   - a load or store of the executor's whose address steps by at least its size from
 //     thread to thread (a per-thread element), and no other such access in the loop is a
 //     constant distance from a store of them (thread t writing a[t] and reading a[t+1]);
