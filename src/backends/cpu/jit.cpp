@@ -742,7 +742,6 @@ CUresult run_block(const CompiledKernel& k, const void* args, BlockState& bs, Sc
         return ended(s.next[t]);
     return CUDA_SUCCESS;
   }
-  std::fill_n(s.status.begin(), n, uint8_t(Runnable));
   uint32_t arrivals[256] = {};
   uint32_t done = 0;
   constexpr uint32_t kMaxIdleRounds = 1u << 20;
@@ -1221,11 +1220,21 @@ void run_grid_blocks(GridRun& g) {
   const uint64_t blocks = g.blocks, chunk = g.chunk;
   for (uint64_t first;
        !g.failed.load(std::memory_order_relaxed) && (first = g.next.fetch_add(chunk)) < blocks;) {
+    // The block's coordinates: divided out for the chunk's first block, then counted.
+    uint32_t x = uint32_t(first % shape.grid[0]), y = uint32_t((first / shape.grid[0]) % shape.grid[1]),
+             z = uint32_t(first / (uint64_t(shape.grid[0]) * shape.grid[1]));
     for (uint64_t b = first; b < std::min(blocks, first + chunk); ++b) {
       current = b;
-      set(R::CtaidX, uint32_t(b % shape.grid[0]));
-      set(R::CtaidY, uint32_t((b / shape.grid[0]) % shape.grid[1]));
-      set(R::CtaidZ, uint32_t(b / (uint64_t(shape.grid[0]) * shape.grid[1])));
+      set(R::CtaidX, x);
+      set(R::CtaidY, y);
+      set(R::CtaidZ, z);
+      if (++x == shape.grid[0]) {
+        x = 0;
+        if (++y == shape.grid[1]) {
+          y = 0;
+          ++z;
+        }
+      }
       if (CUresult r = run_block(k, g.args, bs, s); r != CUDA_SUCCESS) {
         g.fail(r, r == CUDA_ERROR_ASSERT ? "kernel '" + k.name + "' failed a device-side assertion"
                   : r == CUDA_ERROR_ILLEGAL_ADDRESS
