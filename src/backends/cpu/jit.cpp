@@ -815,6 +815,13 @@ in_step:
       if (!r.ran)
         continue;
       uint32_t lo = r.lo, hi = r.hi;
+      // Whole warps end together (the end of every block): one branch-free pass, which
+      // vectorises, instead of a search thread by thread.
+      bool ended_all = true;
+      for (uint32_t t = lo; t < hi; ++t)
+        ended_all &= s.next[t] == codegen::kThreadExited;
+      if (ended_all)
+        lo = hi;
       while (lo < hi && s.next[lo] == codegen::kThreadExited)
         ++lo;
       while (hi > lo && s.next[hi - 1] == codegen::kThreadExited)
