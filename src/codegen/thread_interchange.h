@@ -41,6 +41,9 @@ bool interchange_enabled();
 // MIMIC_INTERCHANGE=explain: each loop considered and why it was or was not interchanged,
 // on standard error, as kernels compile (the JIT cache is bypassed).
 bool interchange_explain();
+// MIMIC_PREFETCH=0: no prefetching of the runs a grid-stride loop reads rounds ahead (for
+// comparisons); the JIT cache keys on it.
+bool prefetch_enabled();
 
 struct InterchangeThreadLoops : llvm::PassInfoMixin<InterchangeThreadLoops> {
   llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager& am);

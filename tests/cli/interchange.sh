@@ -9,7 +9,9 @@
 #   }):
 # the pass makes it (MIMIC_INTERCHANGE=explain), the threads' iterations become a vector
 # loop of masked loads of consecutive elements of x, and MIMIC_INTERCHANGE=0 leaves the
-# loop as it was. Behaviour is tested by tests/cuda/thread_loop_interchange.cu.
+# loop as it was. Each round prefetches the run of x the row's threads read four rounds
+# later (into L2, line by line, when it lies a page or more away), which MIMIC_PREFETCH=0
+# turns off. Behaviour is tested by tests/cuda/thread_loop_interchange.cu.
 #   interchange.sh MIMIC PTX
 set -eu
 mimic=$1 ptx=$2
@@ -21,6 +23,11 @@ MIMIC_INTERCHANGE=explain "$mimic" compile --target cpu --emit llvm "$ptx" -o "$
 grep -q "interchange in mimic_kernel_0, loop at .*: made" "$out/explain" || { cat "$out/explain"; fail "not made"; }
 grep -q '^ix.threads' "$out/on.ll" || fail "no loop over the threads inside the loop"
 grep -q 'call <[0-9]* x float> @llvm.masked.load' "$out/on.ll" || fail "the threads' loads are not vector loads"
+grep -q '^pf.lines' "$out/on.ll" || fail "no prefetch loop in the rounds"
+grep -q 'call void @llvm.prefetch.p0(ptr %[^,]*, i32 0, i32 2, i32 1)' "$out/on.ll" || fail "no prefetch of x into L2"
+MIMIC_PREFETCH=0 "$mimic" compile --target cpu --emit llvm "$ptx" -o "$out/no_prefetch.ll"
+grep -q '^ix.threads' "$out/no_prefetch.ll" || fail "MIMIC_PREFETCH=0 undid the interchange"
+! grep -q 'llvm.prefetch' "$out/no_prefetch.ll" || fail "MIMIC_PREFETCH=0 did not turn prefetching off"
 MIMIC_INTERCHANGE=0 "$mimic" compile --target cpu --emit llvm "$ptx" -o "$out/off.ll"
 ! grep -q '^ix\.' "$out/off.ll" || fail "MIMIC_INTERCHANGE=0 did not turn it off"
 echo "interchange.sh: ok"

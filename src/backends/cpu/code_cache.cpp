@@ -142,6 +142,7 @@ std::string cache_key(const runtime::Program& program, bool check_memory) {
   add(codegen::interchange_enabled() ? "interchange=on" : "interchange=off");
   add(codegen::warp_chains_enabled() ? "warp-chains=on" : "warp-chains=off");
   add(codegen::parallel_loops_enabled() ? "parallel-loops=on" : "parallel-loops=off");
+  add(codegen::prefetch_enabled() ? "prefetch=on" : "prefetch=off");
   add(std::to_string(program.modules.size()));
   for (const auto& m : program.modules)
     add(m->source);
