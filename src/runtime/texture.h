@@ -1,13 +1,17 @@
 // Texture and surface objects (CUtexObject, CUsurfObject).
 //
 // Each object is an immutable descriptor in a plain C layout that generated kernel code
-// reads directly: the 64-bit handle an application passes to a kernel IS the address of
-// its MimicTextureDescriptor. A tex/tld4/suld/sust instruction therefore needs no lookup:
-// it loads the fields it needs from the handle. The runtime keeps each descriptor alive
-// and at the same address until the object is destroyed (and beyond: destroyed objects
-// stay allocated, so a stale handle never points at reused memory), and validates
-// handles through a registry in the API calls (destroy, get*). As on CUDA, the resource
-// (array or memory) must outlive the object: `base` is resolved once, at creation.
+// reads directly: the 64-bit handle an application passes to a kernel IS the device address
+// of its MimicTextureDescriptor. A tex/tld4/suld/sust instruction therefore needs no lookup:
+// it loads the fields it needs from the handle. On a device that reads host memory (the
+// CPU) that is the object's own descriptor; on one that does not (a GPU, whose
+// DeviceProperties::integrated is false) a copy in device memory, written once at creation
+// (the resource's `base` is a device address already). The runtime keeps each descriptor
+// alive and at the same address until the object is destroyed (and beyond: destroyed
+// objects and their device copies stay allocated, so a stale handle never points at reused
+// memory), and validates handles through a registry in the API calls (destroy, get*). As
+// on CUDA, the resource (array or memory) must outlive the object: `base` is resolved once,
+// at creation.
 //
 // The descriptor's layout and reading rules: runtime/texture_descriptor.h.
 #pragma once
@@ -38,9 +42,10 @@ static_assert(kResourceArray == CU_RESOURCE_TYPE_ARRAY && kResourceLinear == CU_
 } // namespace descriptor_values
 
 // One texture or surface object. The descriptor comes first: the object's address is
-// the descriptor's, which is the handle's value.
+// the descriptor's, which is the handle's value where the device reads host memory.
 struct TextureObject {
   MimicTextureDescriptor descriptor = {};
+  uint64_t handle = 0; // what kernels receive: &descriptor, or the device copy's address
   Context* context = nullptr;
   bool surface = false;
   // What the application gave, for cuTexObjectGet*/cuSurfObjectGetResourceDesc.
