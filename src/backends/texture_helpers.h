@@ -35,25 +35,31 @@ using runtime::kFlagNormalizedCoords;
 using runtime::kFlagReadAsInteger;
 using runtime::kFlagSrgb;
 
-template <typename T> inline T min_of(T a, T b) { return b < a ? b : a; }
-template <typename T> inline T max_of(T a, T b) { return a < b ? b : a; }
-template <typename T> inline T clamp_to(T v, T lo, T hi) { return v < lo ? lo : hi < v ? hi : v; }
-template <typename To, typename From> inline To bits(From v) { return __builtin_bit_cast(To, v); }
+template <typename T> inline T min_of(T a, T b) {
+  return b < a ? b : a;
+}
+template <typename T> inline T max_of(T a, T b) {
+  return a < b ? b : a;
+}
+template <typename T> inline T clamp_to(T v, T lo, T hi) {
+  return v < lo ? lo : hi < v ? hi : v;
+}
+template <typename To, typename From> inline To bits(From v) {
+  return __builtin_bit_cast(To, v);
+}
 
 // Whether `handle` points to a live descriptor of the kind `magic` says. The caller makes
 // sure the address is one it may read (it is what the program passed as a handle).
 inline const MimicTextureDescriptor* descriptor_at(const void* handle, uint32_t magic) {
   auto address = reinterpret_cast<uintptr_t>(handle);
-  if (address < 4096 || address % alignof(MimicTextureDescriptor) != 0)
-    return nullptr;
+  if (address < 4096 || address % alignof(MimicTextureDescriptor) != 0) return nullptr;
   const auto* d = static_cast<const MimicTextureDescriptor*>(handle);
   return d->magic == magic && d->version == runtime::kDescriptorVersion ? d : nullptr;
 }
 
 inline float half_to_float(uint16_t h) {
   uint32_t sign = uint32_t(h >> 15) << 31, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
-  if (exponent == 0x1f)
-    return bits<float>(sign | 0x7f800000u | (mantissa << 13));
+  if (exponent == 0x1f) return bits<float>(sign | 0x7f800000u | (mantissa << 13));
   if (exponent == 0) // zero or subnormal: exact in float
     return (sign ? -1.0f : 1.0f) * __builtin_ldexpf(float(mantissa), -24);
   return bits<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
@@ -63,20 +69,22 @@ inline uint16_t float_to_half(float f) { // round to nearest even
   return bits<uint16_t>(static_cast<_Float16>(f));
 }
 
-inline bool is_float_format(uint32_t f) { return f == kFloat || f == kHalf; }
+inline bool is_float_format(uint32_t f) {
+  return f == kFloat || f == kHalf;
+}
 
 inline bool is_normalized_format(uint32_t f) {
   return f == kUnormInt8 || f == kUnormInt16 || f == kSnormInt8 || f == kSnormInt16;
 }
 
 inline bool is_signed_format(uint32_t f) {
-  return f == kSignedInt8 || f == kSignedInt16 || f == kSignedInt32 || f == kSnormInt8 || f == kSnormInt16;
+  return f == kSignedInt8 || f == kSignedInt16 || f == kSignedInt32 || f == kSnormInt8 ||
+         f == kSnormInt16;
 }
 
 // Whether reads return integers (otherwise f32).
 inline bool reads_integers(const MimicTextureDescriptor& d) {
-  if (is_float_format(d.format) || is_normalized_format(d.format))
-    return false;
+  if (is_float_format(d.format) || is_normalized_format(d.format)) return false;
   return (d.flags & kFlagReadAsInteger) || d.channel_bytes == 4;
 }
 
@@ -87,10 +95,8 @@ inline float srgb_to_linear(float c) {
 // The value of a channel of `n` bytes (1, 2 or 4) at p, which is aligned to n: resources
 // start at multiples of 256 bytes, pitches are multiples of 32 and rows whole elements.
 inline uint32_t load_channel(const uint8_t* p, uint32_t n) {
-  if (n == 4)
-    return *static_cast<const uint32_t*>(__builtin_assume_aligned(p, 4));
-  if (n == 2)
-    return *static_cast<const uint16_t*>(__builtin_assume_aligned(p, 2));
+  if (n == 4) return *static_cast<const uint32_t*>(__builtin_assume_aligned(p, 4));
+  if (n == 2) return *static_cast<const uint16_t*>(__builtin_assume_aligned(p, 2));
   return *p;
 }
 
@@ -104,31 +110,28 @@ inline void store_channel(uint8_t* p, uint32_t v, uint32_t n) {
 }
 
 // Channel c of the element at p, as f32 bits or an integer.
-inline uint32_t read_channel(const MimicTextureDescriptor& d, const uint8_t* p, uint32_t c, bool integers) {
+inline uint32_t read_channel(const MimicTextureDescriptor& d, const uint8_t* p, uint32_t c,
+                             bool integers) {
   const uint8_t* at = p + c * d.channel_bytes;
-  if (d.format == kFloat)
-    return load_channel(at, 4);
-  if (d.format == kHalf)
-    return bits<uint32_t>(half_to_float(uint16_t(load_channel(at, 2))));
+  if (d.format == kFloat) return load_channel(at, 4);
+  if (d.format == kHalf) return bits<uint32_t>(half_to_float(uint16_t(load_channel(at, 2))));
   uint32_t raw = load_channel(at, d.channel_bytes);
   unsigned width = d.channel_bytes * 8;
   bool sign = is_signed_format(d.format);
-  if (sign && width < 32 && (raw >> (width - 1)) & 1)
-    raw |= ~0u << width;
-  if (integers)
-    return raw;
+  if (sign && width < 32 && (raw >> (width - 1)) & 1) raw |= ~0u << width;
+  if (integers) return raw;
   float v;
   if (sign)
     v = __builtin_fmaxf(float(int32_t(raw)) / float((1u << (width - 1)) - 1), -1.0f);
   else
     v = float(raw) / float(width == 32 ? 4294967295.0 : double((1ull << width) - 1));
-  if ((d.flags & kFlagSrgb) && c < 3)
-    v = srgb_to_linear(v);
+  if ((d.flags & kFlagSrgb) && c < 3) v = srgb_to_linear(v);
   return bits<uint32_t>(v);
 }
 
 // Channels of an element; channels an element lacks read as (0, 0, 0, 1).
-inline void read_texel(const MimicTextureDescriptor& d, const uint8_t* p, bool integers, uint32_t out[4]) {
+inline void read_texel(const MimicTextureDescriptor& d, const uint8_t* p, bool integers,
+                       uint32_t out[4]) {
   for (uint32_t c = 0; c < 4; ++c) {
     if (c < d.channels)
       out[c] = read_channel(d, p, c, integers);
@@ -143,16 +146,14 @@ inline void border_texel(const MimicTextureDescriptor& d, bool integers, uint32_
 }
 
 inline int64_t floor_to_index(float u) {
-  if (!(u == u))
-    return 0;
+  if (!(u == u)) return 0;
   float f = __builtin_floorf(u);
   return f < -1e9f ? -1000000000 : f > 1e9f ? 1000000000 : int64_t(f);
 }
 
 // Texel index i along an extent n under an address mode, or -1 for the border.
 inline int64_t resolve(int64_t i, int64_t n, uint32_t mode, bool normalized) {
-  if (!normalized && (mode == kWrap || mode == kMirror))
-    mode = kClamp;
+  if (!normalized && (mode == kWrap || mode == kMirror)) mode = kClamp;
   switch (mode) {
   case kWrap:
     return ((i % n) + n) % n;
@@ -175,7 +176,8 @@ struct Footprint {
 class Sampler {
 public:
   Sampler(const MimicTextureDescriptor& d, uint32_t dims, int32_t layer)
-      : d_(d), dims_(dims), integers_(reads_integers(d)), normalized_(d.flags & kFlagNormalizedCoords) {
+      : d_(d), dims_(dims), integers_(reads_integers(d)),
+        normalized_(d.flags & kFlagNormalizedCoords) {
     extent_[0] = d.width, extent_[1] = d.height, extent_[2] = d.depth;
     slice_ = 0;
     if (layer >= 0 || dims < 3) // layered: the layer is the slice; clamped to the layers there are
@@ -186,11 +188,9 @@ public:
   // The element at resolved indices, or the border.
   void texel(const int64_t* i, uint32_t out[4]) const {
     for (uint32_t k = 0; k < dims_; ++k)
-      if (i[k] < 0)
-        return border_texel(d_, integers_, out);
+      if (i[k] < 0) return border_texel(d_, integers_, out);
     uint64_t offset = uint64_t(i[0]) * d_.element_bytes;
-    if (dims_ >= 2)
-      offset += uint64_t(i[1]) * d_.pitch;
+    if (dims_ >= 2) offset += uint64_t(i[1]) * d_.pitch;
     offset += uint64_t(dims_ == 3 ? i[2] : slice_) * d_.slice_pitch;
     read_texel(d_, reinterpret_cast<const uint8_t*>(uintptr_t(d_.base)) + offset, integers_, out);
   }
@@ -198,8 +198,7 @@ public:
   // Texel-space position of coordinate k (normalized coordinates scaled, wrapped first
   // so that large coordinates keep their fraction).
   float position(uint32_t k, float x) const {
-    if (!normalized_)
-      return x;
+    if (!normalized_) return x;
     uint32_t mode = d_.address_mode[k];
     if (mode == kWrap)
       x -= __builtin_floorf(x);
@@ -208,7 +207,9 @@ public:
     return x * float(extent_[k]);
   }
 
-  int64_t address(uint32_t k, int64_t i) const { return resolve(i, extent_[k], d_.address_mode[k], normalized_); }
+  int64_t address(uint32_t k, int64_t i) const {
+    return resolve(i, extent_[k], d_.address_mode[k], normalized_);
+  }
 
   Footprint footprint(const float* x) const {
     Footprint f{};
@@ -216,7 +217,8 @@ public:
       float ub = position(k, x[k]) - 0.5f;
       int64_t i = floor_to_index(ub);
       float frac = __builtin_isfinite(ub) ? ub - __builtin_floorf(ub) : 0.0f;
-      f.weight[k] = __builtin_nearbyintf(frac * 256.0f) / 256.0f; // 9-bit fixed point, 8 fractional bits
+      f.weight[k] =
+          __builtin_nearbyintf(frac * 256.0f) / 256.0f; // 9-bit fixed point, 8 fractional bits
       f.index[k][0] = address(k, i);
       f.index[k][1] = address(k, i + 1);
     }
@@ -315,8 +317,8 @@ inline uint32_t encode_channel(const MimicTextureDescriptor& d, uint32_t word) {
 }
 
 // tex / tld4 on a valid texture descriptor.
-inline uint32_t tex_fetch(const MimicTextureDescriptor& d, uint32_t op, const uint32_t* coords, int32_t layer,
-                          uint32_t* out) {
+inline uint32_t tex_fetch(const MimicTextureDescriptor& d, uint32_t op, const uint32_t* coords,
+                          int32_t layer, uint32_t* out) {
   uint32_t dims = op & kTexDimsMask;
   Sampler s(d, dims, op & kTexLayered ? layer : -1);
   if (op & kTexIntegerCoords) {
@@ -336,14 +338,14 @@ inline uint32_t tex_fetch(const MimicTextureDescriptor& d, uint32_t op, const ui
 
 // Where a .trap surface access fell outside the surface (for the backend's message).
 struct OutsideSurface {
-  int64_t x, y, z, access;      // byte x, row, slice, bytes accessed
+  int64_t x, y, z, access; // byte x, row, slice, bytes accessed
   int64_t row_bytes, rows, slices;
 };
 
 // suld / sust on a valid surface descriptor; kTexOutOfRange (with `outside` filled in) for a
 // .trap access outside the surface.
-inline uint32_t surface_access(const MimicTextureDescriptor& d, uint32_t op, const int32_t* coords, int32_t layer,
-                               uint32_t bytes, void* data, OutsideSurface* outside) {
+inline uint32_t surface_access(const MimicTextureDescriptor& d, uint32_t op, const int32_t* coords,
+                               int32_t layer, uint32_t bytes, void* data, OutsideSurface* outside) {
   bool store = op & kSurfStore, formatted = op & kSurfFormatted;
   uint32_t dims = op & kTexDimsMask;
   auto mode = SurfaceMode((op >> kSurfModeShift) & 3);
@@ -363,8 +365,7 @@ inline uint32_t surface_access(const MimicTextureDescriptor& d, uint32_t op, con
       return kTexOk;
     }
     if (mode == SurfaceMode::Trap) {
-      if (outside)
-        *outside = {x, y, z, access, row_bytes, rows, slices};
+      if (outside) *outside = {x, y, z, access, row_bytes, rows, slices};
       return kTexOutOfRange;
     }
     x = clamp_to<int64_t>(x, 0, max_of<int64_t>(row_bytes - access, 0));
@@ -433,8 +434,10 @@ inline uint64_t ptx_address_mode(uint32_t mode) {
 }
 
 // txq / suq on a valid descriptor of the kind the instruction expects.
-inline uint32_t texture_query(const MimicTextureDescriptor& d, bool surface, uint32_t what, uint64_t* out) {
-  bool integers = surface ? !is_float_format(d.format) && !is_normalized_format(d.format) : reads_integers(d);
+inline uint32_t texture_query(const MimicTextureDescriptor& d, bool surface, uint32_t what,
+                              uint64_t* out) {
+  bool integers =
+      surface ? !is_float_format(d.format) && !is_normalized_format(d.format) : reads_integers(d);
   switch (TextureQuery(what)) {
   case TextureQuery::Width:
     *out = d.width;

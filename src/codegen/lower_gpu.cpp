@@ -243,7 +243,8 @@ Function* ModuleLowering::gpu_helper(std::string_view name) {
 }
 
 bool ModuleLowering::gpu_links_helper(std::string_view name) {
-  return name == "mimic_tex_fetch" || name == "mimic_surface_access" || name == "mimic_texture_query";
+  return name == "mimic_tex_fetch" || name == "mimic_surface_access" ||
+         name == "mimic_texture_query";
 }
 
 void ModuleLowering::throw_missing_gpu_helper(std::string_view name) const {

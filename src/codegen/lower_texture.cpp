@@ -61,10 +61,11 @@ void FunctionLowering::trap_unless_ok(Value* status, Value* handle, uint32_t ins
   b_.SetInsertPoint(trapped);
   if (gpu()) {
     Type* i32 = b_.getInt32Ty();
-    Function* report = lowering_.gpu_log_function(kGpuTrap, b_.getVoidTy(), {i32, i32, b_.getInt64Ty(), i32});
+    Function* report =
+        lowering_.gpu_log_function(kGpuTrap, b_.getVoidTy(), {i32, i32, b_.getInt64Ty(), i32});
     uint32_t line = lowering_.current ? lowering_.current->loc.line : 0;
-    b_.CreateCall(report, {status, b_.getInt32(instruction), b_.CreatePtrToInt(handle, b_.getInt64Ty()),
-                           b_.getInt32(line)});
+    b_.CreateCall(report, {status, b_.getInt32(instruction),
+                           b_.CreatePtrToInt(handle, b_.getInt64Ty()), b_.getInt32(line)});
   }
   stop_thread(kThreadTrapped);
   b_.SetInsertPoint(ok);
@@ -146,7 +147,8 @@ void FunctionLowering::lower_texture(const ptx::Instruction& ins) {
   }
   Function* f = lowering_.helper("mimic_tex_fetch", i32, {b_.getPtrTy(), i32, b_.getPtrTy(), i32, b_.getPtrTy()});
   auto instruction = gather ? TextureInstruction::Tld4 : TextureInstruction::Tex;
-  trap_unless_ok(b_.CreateCall(f, {handle, b_.getInt32(op), coords, layer, out}), handle, uint32_t(instruction));
+  trap_unless_ok(b_.CreateCall(f, {handle, b_.getInt32(op), coords, layer, out}), handle,
+                 uint32_t(instruction));
 
   // Destinations: {a, b, c, d} or {...}|p (p: the texels are resident, always true here).
   const ptx::Operand* dest = &ins.operands[0];
@@ -229,8 +231,9 @@ void FunctionLowering::lower_surface(const ptx::Instruction& ins) {
                 (load ? 0 : kSurfStore) | (formatted ? kSurfFormatted : 0);
   Function* f =
       lowering_.helper("mimic_surface_access", i32, {b_.getPtrTy(), i32, b_.getPtrTy(), i32, i32, b_.getPtrTy()});
-  trap_unless_ok(b_.CreateCall(f, {handle, b_.getInt32(op), coords, layer, b_.getInt32(size * lanes), buffer}), handle,
-                 uint32_t(load ? TextureInstruction::Suld : TextureInstruction::Sust));
+  trap_unless_ok(
+      b_.CreateCall(f, {handle, b_.getInt32(op), coords, layer, b_.getInt32(size * lanes), buffer}),
+      handle, uint32_t(load ? TextureInstruction::Suld : TextureInstruction::Sust));
   if (load)
     for (unsigned i = 0; i < lanes; ++i)
       store(ins, *d[i], b_.CreateLoad(element, b_.CreateConstGEP1_32(element, buffer, i)), false);
@@ -272,8 +275,9 @@ void FunctionLowering::lower_texture_query(const ptx::Instruction& ins) {
   AllocaInst* out = entry.CreateAlloca(b_.getInt64Ty(), nullptr, "query");
   Type* i32 = b_.getInt32Ty();
   Function* f = lowering_.helper("mimic_texture_query", i32, {b_.getPtrTy(), i32, i32, b_.getPtrTy()});
-  trap_unless_ok(b_.CreateCall(f, {handle, b_.getInt32(surface), b_.getInt32(uint32_t(query->q)), out}), handle,
-                 uint32_t(surface ? TextureInstruction::Suq : TextureInstruction::Txq));
+  trap_unless_ok(
+      b_.CreateCall(f, {handle, b_.getInt32(surface), b_.getInt32(uint32_t(query->q)), out}),
+      handle, uint32_t(surface ? TextureInstruction::Suq : TextureInstruction::Txq));
   store(ins, ins.operands[0], b_.CreateLoad(b_.getInt64Ty(), out), false);
 }
 

@@ -227,7 +227,8 @@ Result<uint64_t> copy_to_device(const Device& device, const MimicTextureDescript
   Block& b = (*blocks)[&device];
   if (b.left < sizeof d) {
     Result<void*> block = device.backend().allocate(device.backend_index(), kBlockBytes);
-    if (!block) return block.error().context("allocating device memory for texture and surface descriptors");
+    if (!block)
+      return block.error().context("allocating device memory for texture and surface descriptors");
     b.next = static_cast<char*>(block.value());
     b.left = kBlockBytes;
   }

@@ -28,16 +28,20 @@
 namespace mimic::runtime {
 
 namespace descriptor_values {
-static_assert(kUnsignedInt8 == CU_AD_FORMAT_UNSIGNED_INT8 && kUnsignedInt16 == CU_AD_FORMAT_UNSIGNED_INT16 &&
-              kUnsignedInt32 == CU_AD_FORMAT_UNSIGNED_INT32 && kSignedInt8 == CU_AD_FORMAT_SIGNED_INT8 &&
-              kSignedInt16 == CU_AD_FORMAT_SIGNED_INT16 && kSignedInt32 == CU_AD_FORMAT_SIGNED_INT32 &&
-              kHalf == CU_AD_FORMAT_HALF && kFloat == CU_AD_FORMAT_FLOAT &&
-              kUnormInt8 == CU_AD_FORMAT_UNORM_INT8X1 && kUnormInt16 == CU_AD_FORMAT_UNORM_INT16X1 &&
+static_assert(kUnsignedInt8 == CU_AD_FORMAT_UNSIGNED_INT8 &&
+              kUnsignedInt16 == CU_AD_FORMAT_UNSIGNED_INT16 &&
+              kUnsignedInt32 == CU_AD_FORMAT_UNSIGNED_INT32 &&
+              kSignedInt8 == CU_AD_FORMAT_SIGNED_INT8 &&
+              kSignedInt16 == CU_AD_FORMAT_SIGNED_INT16 &&
+              kSignedInt32 == CU_AD_FORMAT_SIGNED_INT32 && kHalf == CU_AD_FORMAT_HALF &&
+              kFloat == CU_AD_FORMAT_FLOAT && kUnormInt8 == CU_AD_FORMAT_UNORM_INT8X1 &&
+              kUnormInt16 == CU_AD_FORMAT_UNORM_INT16X1 &&
               kSnormInt8 == CU_AD_FORMAT_SNORM_INT8X1 && kSnormInt16 == CU_AD_FORMAT_SNORM_INT16X1);
 static_assert(kWrap == CU_TR_ADDRESS_MODE_WRAP && kClamp == CU_TR_ADDRESS_MODE_CLAMP &&
               kMirror == CU_TR_ADDRESS_MODE_MIRROR && kBorder == CU_TR_ADDRESS_MODE_BORDER);
 static_assert(kFilterPoint == CU_TR_FILTER_MODE_POINT && kFilterLinear == CU_TR_FILTER_MODE_LINEAR);
-static_assert(kResourceArray == CU_RESOURCE_TYPE_ARRAY && kResourceLinear == CU_RESOURCE_TYPE_LINEAR &&
+static_assert(kResourceArray == CU_RESOURCE_TYPE_ARRAY &&
+              kResourceLinear == CU_RESOURCE_TYPE_LINEAR &&
               kResourcePitch2d == CU_RESOURCE_TYPE_PITCH2D);
 } // namespace descriptor_values
 

@@ -93,7 +93,8 @@ struct MimicTextureDescriptor {
 
 } // extern "C"
 
-static_assert(sizeof(MimicTextureDescriptor) == 160, "the layout is part of the generated code's ABI");
+static_assert(sizeof(MimicTextureDescriptor) == 160,
+              "the layout is part of the generated code's ABI");
 static_assert(offsetof(MimicTextureDescriptor, base) == 8);
 static_assert(offsetof(MimicTextureDescriptor, width) == 32);
 static_assert(offsetof(MimicTextureDescriptor, format) == 48);
@@ -122,7 +123,8 @@ namespace descriptor_values {
 inline constexpr uint32_t kUnsignedInt8 = 0x01, kUnsignedInt16 = 0x02, kUnsignedInt32 = 0x03;
 inline constexpr uint32_t kSignedInt8 = 0x08, kSignedInt16 = 0x09, kSignedInt32 = 0x0a;
 inline constexpr uint32_t kHalf = 0x10, kFloat = 0x20;
-inline constexpr uint32_t kUnormInt8 = 0xc0, kUnormInt16 = 0xc3, kSnormInt8 = 0xc6, kSnormInt16 = 0xc9;
+inline constexpr uint32_t kUnormInt8 = 0xc0, kUnormInt16 = 0xc3, kSnormInt8 = 0xc6,
+                          kSnormInt16 = 0xc9;
 // CUaddress_mode
 inline constexpr uint32_t kWrap = 0, kClamp = 1, kMirror = 2, kBorder = 3;
 // CUfilter_mode

@@ -325,7 +325,8 @@ EXPORT bool fakeHipIsDeviceMemory(const void* address, size_t bytes) {
   std::lock_guard lock(mutex);
   auto at = reinterpret_cast<uintptr_t>(address);
   for (auto& [pointer, size] : allocations)
-    if (at >= reinterpret_cast<uintptr_t>(pointer) && at + bytes <= reinterpret_cast<uintptr_t>(pointer) + size)
+    if (at >= reinterpret_cast<uintptr_t>(pointer) &&
+        at + bytes <= reinterpret_cast<uintptr_t>(pointer) + size)
       return true;
   return false;
 }

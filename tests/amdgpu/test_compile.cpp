@@ -332,9 +332,10 @@ TEST(AmdgpuCompile, UntranslatableKernelIsNamedWithItsLine) {
   ASSERT_TRUE(p);
   auto co = amdgpu::compile_code_object(*p, "gfx1100", nullptr);
   ASSERT_FALSE(co);
-  EXPECT_NE(co.error().message().find(
-                "kernel 'warps': line 10: not supported on amdgpu yet: bar.red with a thread count"),
-            std::string::npos)
+  EXPECT_NE(
+      co.error().message().find(
+          "kernel 'warps': line 10: not supported on amdgpu yet: bar.red with a thread count"),
+      std::string::npos)
       << co.error().message();
   EXPECT_EQ(co.error().message().find("'fine'"), std::string::npos) << co.error().message();
 }

@@ -515,7 +515,8 @@ TEST(DeviceLog, RecordsInOrderAndAsserts) {
 }
 
 TEST(DeviceLog, TextureTraps) {
-  std::vector<uint8_t> log = trap_record(codegen::kTexBadHandle, uint32_t(codegen::TextureInstruction::Tex), 0x1234);
+  std::vector<uint8_t> log =
+      trap_record(codegen::kTexBadHandle, uint32_t(codegen::TextureInstruction::Tex), 0x1234);
   std::vector<uint8_t> outside =
       trap_record(codegen::kTexOutOfRange, uint32_t(codegen::TextureInstruction::Sust), 0x5000);
   log.insert(log.end(), outside.begin(), outside.end());
@@ -523,10 +524,12 @@ TEST(DeviceLog, TextureTraps) {
   EXPECT_TRUE(d.trapped);
   EXPECT_FALSE(d.asserted);
   EXPECT_EQ(d.outcome(), DecodedLog::Outcome::Trapped);
-  EXPECT_EQ(d.traps, "mimic: tex at PTX line 17: handle 0x1234 is not a texture object (block [1,2,3], thread "
-                     "[4,5,6] traps; the launch fails with CUDA_ERROR_LAUNCH_FAILED)\n"
-                     "mimic: sust at PTX line 17: a sust.trap access outside the surface (block [1,2,3], thread "
-                     "[4,5,6] traps; the launch fails with CUDA_ERROR_LAUNCH_FAILED)\n");
+  EXPECT_EQ(
+      d.traps,
+      "mimic: tex at PTX line 17: handle 0x1234 is not a texture object (block [1,2,3], thread "
+      "[4,5,6] traps; the launch fails with CUDA_ERROR_LAUNCH_FAILED)\n"
+      "mimic: sust at PTX line 17: a sust.trap access outside the surface (block [1,2,3], thread "
+      "[4,5,6] traps; the launch fails with CUDA_ERROR_LAUNCH_FAILED)\n");
   EXPECT_TRUE(d.problem.empty());
 }
 
@@ -568,7 +571,8 @@ TEST(AmdgpuBackend, DrainsTheDeviceLogAfterALaunch) {
   log_next(record.data(), record.size());
   testing::internal::CaptureStderr();
   EXPECT_EQ(backend->launch(0, **compiled, 0, shape, params), CUDA_ERROR_LAUNCH_FAILED);
-  EXPECT_NE(testing::internal::GetCapturedStderr().find("suld at PTX line 17: handle 0x40 is not a surface object"),
+  EXPECT_NE(testing::internal::GetCapturedStderr().find(
+                "suld at PTX line 17: handle 0x40 is not a surface object"),
             std::string::npos);
 }
 

@@ -124,7 +124,8 @@ TEST(Registry, TextureObjectsInDeviceMemory) {
   ASSERT_EQ(CU(cuCtxSetCurrent)(ctx), CUDA_SUCCESS);
   void* fake = dlopen(std::getenv("MIMIC_HIP_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
   ASSERT_NE(fake, nullptr);
-  auto device_memory = reinterpret_cast<FakeHipIsDeviceMemory>(dlsym(fake, "fakeHipIsDeviceMemory"));
+  auto device_memory =
+      reinterpret_cast<FakeHipIsDeviceMemory>(dlsym(fake, "fakeHipIsDeviceMemory"));
   ASSERT_NE(device_memory, nullptr);
   struct Descriptor { // runtime/texture_descriptor.h: the fields checked here
     uint32_t magic, version;
@@ -165,7 +166,7 @@ TEST(Registry, TextureObjectsInDeviceMemory) {
   ASSERT_TRUE(device_memory(reinterpret_cast<void*>(surf), 160));
   EXPECT_NE(surf, tex);
   std::memcpy(&d, reinterpret_cast<void*>(surf), sizeof d);
-  EXPECT_EQ(d.magic, 0x4652534du); // "MSRF"
+  EXPECT_EQ(d.magic, 0x4652534du);                                    // "MSRF"
   EXPECT_EQ(CU(cuTexObjectDestroy)(surf), CUDA_ERROR_INVALID_HANDLE); // not a texture
 
   // Linear memory: the descriptor's base is the application's device pointer.

@@ -380,7 +380,8 @@ private:
   DecodedLog::Outcome drain_device_log(size_t device) {
     char* log = static_cast<char*>(state_[device]->log);
     DeviceLogHeader header{};
-    if (!log || !copy(&header, log, sizeof header) || header.used == 0) return DecodedLog::Outcome::Ran;
+    if (!log || !copy(&header, log, sizeof header) || header.used == 0)
+      return DecodedLog::Outcome::Ran;
     std::vector<uint8_t> records(std::min(header.used, header.capacity));
     const uint64_t zero = 0;
     if (!copy(records.data(), log + sizeof header, records.size()) ||

@@ -35,8 +35,8 @@ struct KernelObject {
   bool grid_sync = false;         // needs a cooperative launch
 };
 
-// Device-side printf, assert and texture traps write records into the device log, a buffer in device
-// memory that the runtime allocates, binds like a global (globals[kDeviceLogSymbol] = its
+// Device-side printf, assert and texture traps write records into the device log, a buffer in
+// device memory that the runtime allocates, binds like a global (globals[kDeviceLogSymbol] = its
 // address, when CodeObject::uses_device_log) and drains after launches: it prints printf
 // records in order, and assert records as CUDA does (then the launch has failed: the wave
 // trapped). Without `globals` (mimic compile) the code object defines a log of capacity 0.

@@ -174,10 +174,11 @@ DecodedLog decode_device_log(const uint8_t* records, size_t bytes, const ReadDev
         std::snprintf(why, sizeof why, "handle 0x%llx is not a %s object",
                       (unsigned long long)field<uint64_t>(r, 16), surface ? "surface" : "texture");
       append_formatted(out.traps,
-                       "mimic: %s at PTX line %u: %s (block [%u,%u,%u], thread [%u,%u,%u] traps; the launch fails "
-                       "with CUDA_ERROR_LAUNCH_FAILED)\n",
-                       name, field<uint32_t>(r, 24), why, field<uint32_t>(r, 36), field<uint32_t>(r, 40),
-                       field<uint32_t>(r, 44), field<uint32_t>(r, 48), field<uint32_t>(r, 52), field<uint32_t>(r, 56));
+                       "mimic: %s at PTX line %u: %s (block [%u,%u,%u], thread [%u,%u,%u] traps; "
+                       "the launch fails with CUDA_ERROR_LAUNCH_FAILED)\n",
+                       name, field<uint32_t>(r, 24), why, field<uint32_t>(r, 36),
+                       field<uint32_t>(r, 40), field<uint32_t>(r, 44), field<uint32_t>(r, 48),
+                       field<uint32_t>(r, 52), field<uint32_t>(r, 56));
       out.trapped = true;
     } else {
       out.problem =

@@ -31,7 +31,9 @@ struct DecodedLog {
   std::string problem; // a malformed record, when there is one
   // What the launch did: an assert wins over a trap (CUDA_ERROR_ASSERT).
   enum class Outcome { Ran, Asserted, Trapped };
-  Outcome outcome() const { return asserted ? Outcome::Asserted : trapped ? Outcome::Trapped : Outcome::Ran; }
+  Outcome outcome() const {
+    return asserted ? Outcome::Asserted : trapped ? Outcome::Trapped : Outcome::Ran;
+  }
 };
 
 // The records of a log whose header said `used` bytes (those present: `bytes`).

@@ -9,26 +9,24 @@
 using namespace mimic;
 using codegen::kTexBadHandle;
 
-extern "C" uint32_t mimic_tex_fetch(const void* handle, uint32_t op, const uint32_t* coords, int32_t layer,
-                                    uint32_t* out) {
+extern "C" uint32_t mimic_tex_fetch(const void* handle, uint32_t op, const uint32_t* coords,
+                                    int32_t layer, uint32_t* out) {
   const MimicTextureDescriptor* d = texture_helpers::descriptor_at(handle, runtime::kTextureMagic);
-  if (!d)
-    return kTexBadHandle;
+  if (!d) return kTexBadHandle;
   return texture_helpers::tex_fetch(*d, op, coords, layer, out);
 }
 
-extern "C" uint32_t mimic_surface_access(const void* handle, uint32_t op, const int32_t* coords, int32_t layer,
-                                         uint32_t bytes, void* data) {
+extern "C" uint32_t mimic_surface_access(const void* handle, uint32_t op, const int32_t* coords,
+                                         int32_t layer, uint32_t bytes, void* data) {
   const MimicTextureDescriptor* d = texture_helpers::descriptor_at(handle, runtime::kSurfaceMagic);
-  if (!d)
-    return kTexBadHandle;
+  if (!d) return kTexBadHandle;
   return texture_helpers::surface_access(*d, op, coords, layer, bytes, data, nullptr);
 }
 
-extern "C" uint32_t mimic_texture_query(const void* handle, uint32_t surface, uint32_t what, uint64_t* out) {
-  const MimicTextureDescriptor* d =
-      texture_helpers::descriptor_at(handle, surface ? runtime::kSurfaceMagic : runtime::kTextureMagic);
-  if (!d)
-    return kTexBadHandle;
+extern "C" uint32_t mimic_texture_query(const void* handle, uint32_t surface, uint32_t what,
+                                        uint64_t* out) {
+  const MimicTextureDescriptor* d = texture_helpers::descriptor_at(
+      handle, surface ? runtime::kSurfaceMagic : runtime::kTextureMagic);
+  if (!d) return kTexBadHandle;
   return texture_helpers::texture_query(*d, surface, what, out);
 }

@@ -18,7 +18,8 @@ namespace mimic::amdgpu {
 
 namespace {
 
-constexpr const char* kHelpers[] = {"mimic_tex_fetch", "mimic_surface_access", "mimic_texture_query"};
+constexpr const char* kHelpers[] = {"mimic_tex_fetch", "mimic_surface_access",
+                                    "mimic_texture_query"};
 
 } // namespace
 

@@ -17,16 +17,16 @@ using runtime::kTextureMagic;
 // A handle that is not a live descriptor of the kind the instruction needs: say so once
 // per kind of mistake; the thread traps.
 const MimicTextureDescriptor* descriptor(const void* handle, uint32_t magic, const char* instruction) {
-  if (const MimicTextureDescriptor* d = texture_helpers::descriptor_at(handle, magic))
-    return d;
+  if (const MimicTextureDescriptor* d = texture_helpers::descriptor_at(handle, magic)) return d;
   static std::atomic<bool> warned[2];
   bool surface = magic == kSurfaceMagic;
   if (!warned[surface].exchange(true))
-    std::fprintf(stderr,
-                 "mimic: %s: handle 0x%llx is not a %s object (the thread traps; the launch fails with "
-                 "CUDA_ERROR_LAUNCH_FAILED)\n",
-                 instruction, (unsigned long long)reinterpret_cast<uintptr_t>(handle),
-                 surface ? "surface" : "texture");
+    std::fprintf(
+        stderr,
+        "mimic: %s: handle 0x%llx is not a %s object (the thread traps; the launch fails with "
+        "CUDA_ERROR_LAUNCH_FAILED)\n",
+        instruction, (unsigned long long)reinterpret_cast<uintptr_t>(handle),
+        surface ? "surface" : "texture");
   return nullptr;
 }
 
@@ -52,10 +52,12 @@ extern "C" uint32_t mimic_surface_access(const void* handle, uint32_t op, const 
     static std::atomic<bool> warned;
     if (!warned.exchange(true))
       std::fprintf(stderr,
-                   "mimic: %s.trap outside the surface: byte x %lld, y %lld, z %lld for %lld bytes (the surface "
+                   "mimic: %s.trap outside the surface: byte x %lld, y %lld, z %lld for %lld bytes "
+                   "(the surface "
                    "is %lld bytes x %lld x %lld; the thread traps)\n",
-                   store ? "sust" : "suld", (long long)o.x, (long long)o.y, (long long)o.z, (long long)o.access,
-                   (long long)o.row_bytes, (long long)o.rows, (long long)o.slices);
+                   store ? "sust" : "suld", (long long)o.x, (long long)o.y, (long long)o.z,
+                   (long long)o.access, (long long)o.row_bytes, (long long)o.rows,
+                   (long long)o.slices);
   }
   return result;
 }
