@@ -1403,7 +1403,8 @@ Function* ModuleLowering::helper(const char* name, Type* result, std::initialize
   if (gpu()) {
     if (Function* f = gpu_helper(name))
       return f;
-    throw_missing_gpu_helper(name);
+    if (!gpu_links_helper(name))
+      throw_missing_gpu_helper(name);
   }
   auto& f = helpers_[name];
   if (!f) {

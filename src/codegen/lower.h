@@ -78,10 +78,16 @@ struct LoweredProgram {
 //   i32 @mimic.gpu.printf(ptr format, ptr args)              vprintf's arguments
 //   void @mimic.gpu.assert(ptr message, ptr file, i32 line, ptr function), then a trap
 //   ptr @mimic.gpu.malloc(i64 bytes), void @mimic.gpu.free(ptr)   the device heap
+//   void @mimic.gpu.trap(i32 reason, i32 instruction, i64 handle, i32 line), then a trap:
+//     a texture or surface helper refused (reason: kTexBadHandle or kTexOutOfRange,
+//     instruction: TextureInstruction, both of codegen/texture_abi.h; line: the PTX line)
+// The texture and surface helpers of texture_abi.h are called as on the CPU; the backend
+// links their GPU definitions (backends/amdgpu/texture_library.cpp).
 inline constexpr const char* kGpuPrintf = "mimic.gpu.printf";
 inline constexpr const char* kGpuAssert = "mimic.gpu.assert";
 inline constexpr const char* kGpuMalloc = "mimic.gpu.malloc";
 inline constexpr const char* kGpuFree = "mimic.gpu.free";
+inline constexpr const char* kGpuTrap = "mimic.gpu.trap";
 
 // `check_memory` (MIMIC_CHECK=memory): every global, generic and shared access asks
 // mimic_check_access first, and a bad one ends the thread (kThreadFaulted).

@@ -242,10 +242,13 @@ Function* ModuleLowering::gpu_helper(std::string_view name) {
   return f;
 }
 
+bool ModuleLowering::gpu_links_helper(std::string_view name) {
+  return name == "mimic_tex_fetch" || name == "mimic_surface_access" ||
+         name == "mimic_texture_query";
+}
+
 void ModuleLowering::throw_missing_gpu_helper(std::string_view name) const {
-  std::string feature = name.starts_with("mimic_tex") || name.starts_with("mimic_surface")
-                            ? "textures and surfaces"
-                        : name.starts_with("mimic_wmma")     ? "wmma"
+  std::string feature = name.starts_with("mimic_wmma")       ? "wmma"
                         : name.starts_with("mimic_mbarrier") ? "mbarrier objects"
                         : name == "mimic_vprintf"            ? "printf"
                         : name == "mimic_assert_fail"        ? "assert"
@@ -1139,13 +1142,6 @@ bool FunctionLowering::lower_gpu_instruction(const ptx::Instruction& ins) {
   case Opcode::Nanosleep:
     gpu_yield();
     return true;
-  case Opcode::Tex:
-  case Opcode::Tld4:
-  case Opcode::Suld:
-  case Opcode::Sust:
-  case Opcode::Txq:
-  case Opcode::Suq:
-    gpu_unsupported("textures and surfaces");
   default:
     return false;
   }

@@ -51,6 +51,9 @@ public:
   // Target::Amdgpu: the GPU's own definition of a helper of block_state.h (mbarrier
   // objects), or null when it has none.
   llvm::Function* gpu_helper(std::string_view name);
+  // Target::Amdgpu: whether the backend links a GPU definition of helper `name` (the
+  // texture and surface helpers), so that it is declared as on the CPU.
+  static bool gpu_links_helper(std::string_view name);
   // Target::Amdgpu: a host helper has no GPU counterpart (yet); names the feature and line.
   [[noreturn]] void throw_missing_gpu_helper(std::string_view name) const;
   llvm::Function* sreg_fn();
@@ -247,7 +250,8 @@ private:
   void lower_surface(const ptx::Instruction& ins);
   void lower_texture_query(const ptx::Instruction& ins);
   llvm::Value* texture_handle(const ptx::Instruction& ins, const ptx::Operand& op);
-  void trap_unless_ok(llvm::Value* status);
+  // `instruction`: a TextureInstruction (texture_abi.h), for the GPU's trap record.
+  void trap_unless_ok(llvm::Value* status, llvm::Value* handle, uint32_t instruction);
   // lower_gpu.cpp: the SIMT form for AMD GPUs (Target::Amdgpu)
   llvm::Function* run_gpu();
   // Instructions whose GPU lowering differs (barriers, warp operations, fences, address

@@ -3,7 +3,8 @@
 // 0), tld4, suld.b, sust.b, sust.p, txq and suq. Each gathers its coordinates into a small
 // array and calls a helper of codegen/texture_abi.h, which reads the descriptor the handle
 // points to; a helper that refuses (not a descriptor, a .trap access outside the surface)
-// makes the thread trap. Texture references (.texref/.surfref globals), samplers,
+// makes the thread trap. On AMD GPUs the same calls reach the helpers' GPU definitions, which
+// the backend links into the module. Texture references (.texref/.surfref globals), samplers,
 // cube maps, multisample textures, texel offsets and depth compares are refused by name.
 #include "codegen/lower_impl.h"
 #include "codegen/texture_abi.h"
@@ -51,12 +52,21 @@ Value* FunctionLowering::texture_handle(const ptx::Instruction& ins, const ptx::
                        "are supported");
 }
 
-// The helper said no: the thread traps (the launch fails with CUDA_ERROR_LAUNCH_FAILED).
-void FunctionLowering::trap_unless_ok(Value* status) {
+// The helper said no: the thread traps (the launch fails with CUDA_ERROR_LAUNCH_FAILED). On
+// the CPU the helper has said why; on a GPU a device log record says it (kGpuTrap).
+void FunctionLowering::trap_unless_ok(Value* status, Value* handle, uint32_t instruction) {
   BasicBlock* trapped = BasicBlock::Create(ctx(), "texture_trap", fn_);
   BasicBlock* ok = BasicBlock::Create(ctx(), "texture_ok", fn_);
   b_.CreateCondBr(b_.CreateICmpNE(status, b_.getInt32(kTexOk)), trapped, ok);
   b_.SetInsertPoint(trapped);
+  if (gpu()) {
+    Type* i32 = b_.getInt32Ty();
+    Function* report =
+        lowering_.gpu_log_function(kGpuTrap, b_.getVoidTy(), {i32, i32, b_.getInt64Ty(), i32});
+    uint32_t line = lowering_.current ? lowering_.current->loc.line : 0;
+    b_.CreateCall(report, {status, b_.getInt32(instruction),
+                           b_.CreatePtrToInt(handle, b_.getInt64Ty()), b_.getInt32(line)});
+  }
   stop_thread(kThreadTrapped);
   b_.SetInsertPoint(ok);
 }
@@ -136,7 +146,9 @@ void FunctionLowering::lower_texture(const ptx::Instruction& ins) {
     op |= kTexGather | component << kTexGatherShift;
   }
   Function* f = lowering_.helper("mimic_tex_fetch", i32, {b_.getPtrTy(), i32, b_.getPtrTy(), i32, b_.getPtrTy()});
-  trap_unless_ok(b_.CreateCall(f, {handle, b_.getInt32(op), coords, layer, out}));
+  auto instruction = gather ? TextureInstruction::Tld4 : TextureInstruction::Tex;
+  trap_unless_ok(b_.CreateCall(f, {handle, b_.getInt32(op), coords, layer, out}), handle,
+                 uint32_t(instruction));
 
   // Destinations: {a, b, c, d} or {...}|p (p: the texels are resident, always true here).
   const ptx::Operand* dest = &ins.operands[0];
@@ -219,7 +231,9 @@ void FunctionLowering::lower_surface(const ptx::Instruction& ins) {
                 (load ? 0 : kSurfStore) | (formatted ? kSurfFormatted : 0);
   Function* f =
       lowering_.helper("mimic_surface_access", i32, {b_.getPtrTy(), i32, b_.getPtrTy(), i32, i32, b_.getPtrTy()});
-  trap_unless_ok(b_.CreateCall(f, {handle, b_.getInt32(op), coords, layer, b_.getInt32(size * lanes), buffer}));
+  trap_unless_ok(
+      b_.CreateCall(f, {handle, b_.getInt32(op), coords, layer, b_.getInt32(size * lanes), buffer}),
+      handle, uint32_t(load ? TextureInstruction::Suld : TextureInstruction::Sust));
   if (load)
     for (unsigned i = 0; i < lanes; ++i)
       store(ins, *d[i], b_.CreateLoad(element, b_.CreateConstGEP1_32(element, buffer, i)), false);
@@ -261,7 +275,9 @@ void FunctionLowering::lower_texture_query(const ptx::Instruction& ins) {
   AllocaInst* out = entry.CreateAlloca(b_.getInt64Ty(), nullptr, "query");
   Type* i32 = b_.getInt32Ty();
   Function* f = lowering_.helper("mimic_texture_query", i32, {b_.getPtrTy(), i32, i32, b_.getPtrTy()});
-  trap_unless_ok(b_.CreateCall(f, {handle, b_.getInt32(surface), b_.getInt32(uint32_t(query->q)), out}));
+  trap_unless_ok(
+      b_.CreateCall(f, {handle, b_.getInt32(surface), b_.getInt32(uint32_t(query->q)), out}),
+      handle, uint32_t(surface ? TextureInstruction::Suq : TextureInstruction::Txq));
   store(ins, ins.operands[0], b_.CreateLoad(b_.getInt64Ty(), out), false);
 }
 

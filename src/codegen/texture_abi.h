@@ -1,10 +1,11 @@
 // The contract between generated code and the backend's texture and surface helpers
-// (lower_texture.cpp calls them, src/backends/cpu/texture.cpp implements them). A handle
-// is the address of a MimicTextureDescriptor (runtime/texture.h); the helpers check its
-// magic, so a wrong handle ends the thread with a trap instead of reading garbage.
+// (lower_texture.cpp calls them; backends/texture_helpers.h implements them, once for the
+// CPU and for AMD GPUs). A handle is the device address of a MimicTextureDescriptor
+// (runtime/texture_descriptor.h); the helpers check its magic, so a wrong handle ends the
+// thread with a trap instead of reading garbage.
 #pragma once
 
-#include <cstdint>
+#include <stdint.h> // also compiled freestanding for AMD GPUs (backends/texture_helpers.h)
 
 namespace mimic::codegen {
 
@@ -29,11 +30,15 @@ enum class TextureQuery : uint32_t {
   AddrMode0, AddrMode1, AddrMode2, NumMipmapLevels,
 };
 
-// Helper results: 0 is success; anything else makes the thread trap (the helper has
-// said why on stderr).
+// Helper results: 0 is success; anything else makes the thread trap. The CPU's helpers say
+// why on stderr; on a GPU the generated code writes a device log record saying why
+// (TextureInstruction, the result, the handle) before it traps.
 constexpr uint32_t kTexOk = 0;
 constexpr uint32_t kTexBadHandle = 1;
 constexpr uint32_t kTexOutOfRange = 2; // a .trap surface access outside the surface
+
+// Which instruction trapped, in a GPU's trap record.
+enum class TextureInstruction : uint32_t { Tex, Tld4, Suld, Sust, Txq, Suq };
 
 extern "C" {
 // tex / tld4: `coords` holds three 32-bit words (f32 or s32 bits), `out` receives four

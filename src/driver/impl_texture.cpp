@@ -1,4 +1,4 @@
-// Texture and surface objects (runtime/texture.h): the handle is the address of the
+// Texture and surface objects (runtime/texture.h): the handle is the device address of the
 // object's descriptor, which kernels read directly.
 #include "driver/driver_impl.h"
 #include "driver/impl_common.h"
@@ -38,7 +38,7 @@ CUresult cuTexObjectCreate_v5000(CUtexObject* pTexObject, const CUDA_RESOURCE_DE
   if (!pTexObject || !pResDesc || !pTexDesc) return CUDA_ERROR_INVALID_VALUE;
   auto object = runtime::create_texture_object(c, *pResDesc, pTexDesc, pResViewDesc);
   if (!object) return report(object.error());
-  *pTexObject = CUtexObject(reinterpret_cast<uintptr_t>(&object.value()->descriptor));
+  *pTexObject = CUtexObject(object.value()->handle);
   return CUDA_SUCCESS;
 }
 
@@ -80,7 +80,7 @@ CUresult cuSurfObjectCreate_v5000(CUsurfObject* pSurfObject, const CUDA_RESOURCE
   if (!pSurfObject || !pResDesc) return CUDA_ERROR_INVALID_VALUE;
   auto object = runtime::create_surface_object(c, *pResDesc);
   if (!object) return report(object.error());
-  *pSurfObject = CUsurfObject(reinterpret_cast<uintptr_t>(&object.value()->descriptor));
+  *pSurfObject = CUsurfObject(object.value()->handle);
   return CUDA_SUCCESS;
 }
 

@@ -1,7 +1,10 @@
 #include "runtime/texture.h"
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "runtime/array.h"
@@ -198,10 +201,71 @@ Status check_view(const CUDA_RESOURCE_VIEW_DESC& v, const CUDA_RESOURCE_DESC& r,
   return {};
 }
 
-TextureObject* add(std::unique_ptr<TextureObject> object) {
+// Handles of objects whose descriptor a device reads from device memory -> the object.
+struct DeviceHandles {
+  std::mutex mutex;
+  std::unordered_map<uint64_t, TextureObject*> objects;
+};
+
+DeviceHandles& device_handles() {
+  static auto* h = new DeviceHandles;
+  return *h;
+}
+
+// A copy of `d` in the device memory of `device`: descriptors are taken in order from
+// blocks of device memory that are never freed or reused, as destroyed objects stay
+// allocated (a kernel still holding a stale handle reads a descriptor, not other data).
+Result<uint64_t> copy_to_device(const Device& device, const MimicTextureDescriptor& d) {
+  constexpr size_t kBlockBytes = 64 << 10;
+  struct Block {
+    char* next = nullptr;
+    size_t left = 0;
+  };
+  static std::mutex mutex;
+  static auto* blocks = new std::map<const Device*, Block>;
+  std::lock_guard lock(mutex);
+  Block& b = (*blocks)[&device];
+  if (b.left < sizeof d) {
+    Result<void*> block = device.backend().allocate(device.backend_index(), kBlockBytes);
+    if (!block)
+      return block.error().context("allocating device memory for texture and surface descriptors");
+    b.next = static_cast<char*>(block.value());
+    b.left = kBlockBytes;
+  }
+  if (Status s = device.backend().copy(b.next, &d, sizeof d); !s)
+    return s.error().context("writing a texture or surface descriptor to device memory");
+  uint64_t address = reinterpret_cast<uintptr_t>(b.next);
+  b.next += sizeof d;
+  b.left -= sizeof d;
+  return address;
+}
+
+Result<TextureObject*> add(std::unique_ptr<TextureObject> object) {
+  const Device& device = *object->context->device;
+  object->handle = reinterpret_cast<uintptr_t>(&object->descriptor);
+  if (!device.properties().integrated) {
+    Result<uint64_t> copy = copy_to_device(device, object->descriptor);
+    if (!copy) return copy.error();
+    object->handle = copy.value();
+  }
   TextureObject* raw = object.release();
+  if (raw->handle != reinterpret_cast<uintptr_t>(&raw->descriptor)) {
+    DeviceHandles& h = device_handles();
+    std::lock_guard lock(h.mutex);
+    h.objects[raw->handle] = raw;
+  }
   objects().add(raw);
   return raw;
+}
+
+// The live object `handle` names, of either kind.
+TextureObject* find_object(uint64_t handle) {
+  if (TextureObject* o = objects().find(reinterpret_cast<const void*>(uintptr_t(handle))))
+    return o->handle == handle ? o : nullptr;
+  DeviceHandles& h = device_handles();
+  std::lock_guard lock(h.mutex);
+  auto it = h.objects.find(handle);
+  return it != h.objects.end() ? it->second : nullptr;
 }
 
 } // namespace
@@ -226,7 +290,9 @@ Result<TextureObject*> create_texture_object(Context* context, const CUDA_RESOUR
   object->context = context;
   object->resource = resource;
   object->texture = *texture;
-  return add(std::move(object));
+  auto added = add(std::move(object));
+  if (!added) return added.error();
+  return added.value();
 }
 
 Result<TextureObject*> create_surface_object(Context* context, const CUDA_RESOURCE_DESC& resource) {
@@ -243,21 +309,27 @@ Result<TextureObject*> create_surface_object(Context* context, const CUDA_RESOUR
   object->context = context;
   object->surface = true;
   object->resource = resource;
-  return add(std::move(object));
+  auto added = add(std::move(object));
+  if (!added) return added.error();
+  return added.value();
 }
 
 CUresult destroy_texture_object(TextureObject* object) {
   // Kept allocated: a kernel still holding the handle reads a descriptor, never freed memory.
-  return objects().remove(object) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+  if (!objects().remove(object)) return CUDA_ERROR_INVALID_HANDLE;
+  DeviceHandles& h = device_handles();
+  std::lock_guard lock(h.mutex);
+  h.objects.erase(object->handle);
+  return CUDA_SUCCESS;
 }
 
 TextureObject* find_texture_object(CUtexObject handle) {
-  TextureObject* o = objects().find(reinterpret_cast<const void*>(uintptr_t(handle)));
+  TextureObject* o = find_object(handle);
   return o && !o->surface ? o : nullptr;
 }
 
 TextureObject* find_surface_object(CUsurfObject handle) {
-  TextureObject* o = objects().find(reinterpret_cast<const void*>(uintptr_t(handle)));
+  TextureObject* o = find_object(handle);
   return o && o->surface ? o : nullptr;
 }
 

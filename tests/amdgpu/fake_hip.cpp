@@ -321,6 +321,15 @@ EXPORT void* fakeHipAllocationOfSize(size_t bytes) {
     if (size == bytes) return pointer;
   return nullptr;
 }
+EXPORT bool fakeHipIsDeviceMemory(const void* address, size_t bytes) {
+  std::lock_guard lock(mutex);
+  auto at = reinterpret_cast<uintptr_t>(address);
+  for (auto& [pointer, size] : allocations)
+    if (at >= reinterpret_cast<uintptr_t>(pointer) &&
+        at + bytes <= reinterpret_cast<uintptr_t>(pointer) + size)
+      return true;
+  return false;
+}
 EXPORT void fakeHipLogOnNextLaunch(const void* record, size_t bytes) {
   std::lock_guard lock(mutex);
   next_log_record.assign(static_cast<const uint8_t*>(record),

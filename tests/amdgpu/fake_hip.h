@@ -22,4 +22,6 @@ using FakeHipSetCooperativeParamCount = void (*)(int);
 using FakeHipFailNextLaunch = void (*)(int);
 using FakeHipLiveAllocations = size_t (*)();
 using FakeHipAllocationOfSize = void* (*)(size_t bytes);
+// Whether [address, address + bytes) lies in one live hipMalloc/hipMallocManaged block.
+using FakeHipIsDeviceMemory = bool (*)(const void* address, size_t bytes);
 using FakeHipLogOnNextLaunch = void (*)(const void* record, size_t bytes);

@@ -33,6 +33,7 @@ if(TARGET mimic_cuda)
   endif()
   set(no_hip /nonexistent/libamdhip64.so.6)
   foreach(case "AmdGpuFirstThenCpu|MIMIC_HIP_LIBRARY=${fake_hip6}"
+               "TextureObjectsInDeviceMemory|MIMIC_HIP_LIBRARY=${fake_hip6}"
                "CpuForced|MIMIC_HIP_LIBRARY=${fake_hip6};MIMIC_BACKEND=cpu"
                "CpuWithoutHip|MIMIC_HIP_LIBRARY=${no_hip}"
                "AmdgpuForcedWithoutGpu|MIMIC_HIP_LIBRARY=${no_hip};MIMIC_BACKEND=amdgpu")

@@ -323,18 +323,19 @@ TEST(AmdgpuCompile, UntranslatableKernelIsNamedWithItsLine) {
 .visible .entry fine() { ret; }
 .visible .entry warps(.param .u64 out) {
   .reg .b32 %r<3>;
-  .reg .b64 %rd<2>;
+  .reg .pred %p<2>;
   mov.u32 %r1, %tid.x;
-  suq.width.b32 %r2, [%rd1];
+  bar.red.popc.u32 %r2, 1, 32, %p1;
   ret;
 }
 )");
   ASSERT_TRUE(p);
   auto co = amdgpu::compile_code_object(*p, "gfx1100", nullptr);
   ASSERT_FALSE(co);
-  EXPECT_NE(co.error().message().find(
-                "kernel 'warps': line 10: not supported on amdgpu yet: textures and surfaces"),
-            std::string::npos)
+  EXPECT_NE(
+      co.error().message().find(
+          "kernel 'warps': line 10: not supported on amdgpu yet: bar.red with a thread count"),
+      std::string::npos)
       << co.error().message();
   EXPECT_EQ(co.error().message().find("'fine'"), std::string::npos) << co.error().message();
 }

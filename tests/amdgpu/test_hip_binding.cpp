@@ -14,6 +14,7 @@
 #include "backends/amdgpu/hip_api.h"
 #include "backends/amdgpu/hip_devices.h"
 #include "backends/amdgpu/probe.h"
+#include "codegen/texture_abi.h"
 #include "fake_hip.h"
 #include "runtime/program.h"
 
@@ -461,6 +462,20 @@ std::vector<uint8_t> assert_record(const char* message, const char* file, const 
   return r;
 }
 
+// A texture or surface instruction that trapped (code_object.h's Trap record).
+std::vector<uint8_t> trap_record(uint32_t reason, uint32_t instruction, uint64_t handle) {
+  std::vector<uint8_t> r;
+  put<uint32_t>(r, 0, 3);
+  put<uint32_t>(r, 4, 64);
+  put<uint32_t>(r, 8, reason);
+  put<uint32_t>(r, 12, instruction);
+  put<uint64_t>(r, 16, handle);
+  const uint32_t line_0_0_block_thread[] = {17, 0, 0, 1, 2, 3, 4, 5, 6, 0};
+  for (size_t i = 0; i < 10; ++i)
+    put<uint32_t>(r, 24 + 4 * i, line_0_0_block_thread[i]);
+  return r;
+}
+
 } // namespace
 
 TEST(DeviceLog, PrintfWithCudasPacking) {
@@ -499,6 +514,25 @@ TEST(DeviceLog, RecordsInOrderAndAsserts) {
   EXPECT_FALSE(decode_device_log(log.data(), log.size(), read_host).problem.empty());
 }
 
+TEST(DeviceLog, TextureTraps) {
+  std::vector<uint8_t> log =
+      trap_record(codegen::kTexBadHandle, uint32_t(codegen::TextureInstruction::Tex), 0x1234);
+  std::vector<uint8_t> outside =
+      trap_record(codegen::kTexOutOfRange, uint32_t(codegen::TextureInstruction::Sust), 0x5000);
+  log.insert(log.end(), outside.begin(), outside.end());
+  DecodedLog d = decode_device_log(log.data(), log.size(), read_host);
+  EXPECT_TRUE(d.trapped);
+  EXPECT_FALSE(d.asserted);
+  EXPECT_EQ(d.outcome(), DecodedLog::Outcome::Trapped);
+  EXPECT_EQ(
+      d.traps,
+      "mimic: tex at PTX line 17: handle 0x1234 is not a texture object (block [1,2,3], thread "
+      "[4,5,6] traps; the launch fails with CUDA_ERROR_LAUNCH_FAILED)\n"
+      "mimic: sust at PTX line 17: a sust.trap access outside the surface (block [1,2,3], thread "
+      "[4,5,6] traps; the launch fails with CUDA_ERROR_LAUNCH_FAILED)\n");
+  EXPECT_TRUE(d.problem.empty());
+}
+
 TEST(AmdgpuBackend, DrainsTheDeviceLogAfterALaunch) {
   const HipApi& hip = load(FAKE_HIP6);
   auto backend = backend_of(hip, "gfx1100");
@@ -532,6 +566,14 @@ TEST(AmdgpuBackend, DrainsTheDeviceLogAfterALaunch) {
   EXPECT_EQ(backend->launch(0, **compiled, 0, shape, params), CUDA_ERROR_ASSERT);
   EXPECT_EQ(testing::internal::GetCapturedStderr(),
             "t.cu:42: void t(int): block: [1,2,3], thread: [4,5,6] Assertion `n > 0` failed.\n");
+  // A texture instruction that trapped: said why, and the launch fails as on the CPU.
+  record = trap_record(codegen::kTexBadHandle, uint32_t(codegen::TextureInstruction::Suld), 0x40);
+  log_next(record.data(), record.size());
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(backend->launch(0, **compiled, 0, shape, params), CUDA_ERROR_LAUNCH_FAILED);
+  EXPECT_NE(testing::internal::GetCapturedStderr().find(
+                "suld at PTX line 17: handle 0x40 is not a surface object"),
+            std::string::npos);
 }
 
 TEST(AmdgpuBackend, DeviceHeapForDeviceMalloc) {

@@ -111,6 +111,110 @@ TEST(Registry, AmdGpuFirstThenCpu) {
   EXPECT_EQ(CU(cuDevicePrimaryCtxRelease)(0), CUDA_SUCCESS);
 }
 
+// Texture and surface objects on the GPU (device 0): kernels get the device address of a
+// descriptor in device memory whose data pointer is device memory too; the driver finds
+// the object by that handle. A kernel sampling a texture compiles, loads and launches.
+TEST(Registry, TextureObjectsInDeviceMemory) {
+  ASSERT_EQ(CU(cuInit)(0), CUDA_SUCCESS);
+#ifndef MIMIC_TEST_AMDGPU_CODEGEN
+  GTEST_SKIP() << "this build has no AMDGPU code generation: device 0 is the CPU";
+#endif
+  CUcontext ctx = nullptr;
+  ASSERT_EQ(CU(cuDevicePrimaryCtxRetain)(&ctx, 0), CUDA_SUCCESS);
+  ASSERT_EQ(CU(cuCtxSetCurrent)(ctx), CUDA_SUCCESS);
+  void* fake = dlopen(std::getenv("MIMIC_HIP_LIBRARY"), RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(fake, nullptr);
+  auto device_memory =
+      reinterpret_cast<FakeHipIsDeviceMemory>(dlsym(fake, "fakeHipIsDeviceMemory"));
+  ASSERT_NE(device_memory, nullptr);
+  struct Descriptor { // runtime/texture_descriptor.h: the fields checked here
+    uint32_t magic, version;
+    uint64_t base, pitch, slice_pitch;
+    uint32_t width, height;
+  };
+
+  CUDA_ARRAY3D_DESCRIPTOR ad = {};
+  ad.Width = 16;
+  ad.Height = 8;
+  ad.Format = CU_AD_FORMAT_FLOAT;
+  ad.NumChannels = 1;
+  ad.Flags = CUDA_ARRAY3D_SURFACE_LDST;
+  CUarray array = nullptr;
+  ASSERT_EQ(CU(cuArray3DCreate)(&array, &ad), CUDA_SUCCESS);
+  CUDA_RESOURCE_DESC res = {};
+  res.resType = CU_RESOURCE_TYPE_ARRAY;
+  res.res.array.hArray = array;
+  CUDA_TEXTURE_DESC td = {};
+  td.filterMode = CU_TR_FILTER_MODE_LINEAR;
+  td.flags = CU_TRSF_NORMALIZED_COORDINATES;
+  CUtexObject tex = 0;
+  ASSERT_EQ(CU(cuTexObjectCreate)(&tex, &res, &td, nullptr), CUDA_SUCCESS);
+  ASSERT_TRUE(device_memory(reinterpret_cast<void*>(tex), 160)) << std::hex << tex;
+  Descriptor d; // the fake's device memory is host memory
+  std::memcpy(&d, reinterpret_cast<void*>(tex), sizeof d);
+  EXPECT_EQ(d.magic, 0x5845544du); // "MTEX"
+  EXPECT_EQ(d.width, 16u);
+  EXPECT_EQ(d.height, 8u);
+  EXPECT_EQ(d.pitch, 64u);
+  EXPECT_TRUE(device_memory(reinterpret_cast<void*>(d.base), 16 * 8 * 4));
+  CUDA_RESOURCE_DESC back = {};
+  EXPECT_EQ(CU(cuTexObjectGetResourceDesc)(&back, tex), CUDA_SUCCESS);
+  EXPECT_EQ(back.res.array.hArray, array);
+
+  CUsurfObject surf = 0;
+  ASSERT_EQ(CU(cuSurfObjectCreate)(&surf, &res), CUDA_SUCCESS);
+  ASSERT_TRUE(device_memory(reinterpret_cast<void*>(surf), 160));
+  EXPECT_NE(surf, tex);
+  std::memcpy(&d, reinterpret_cast<void*>(surf), sizeof d);
+  EXPECT_EQ(d.magic, 0x4652534du);                                    // "MSRF"
+  EXPECT_EQ(CU(cuTexObjectDestroy)(surf), CUDA_ERROR_INVALID_HANDLE); // not a texture
+
+  // Linear memory: the descriptor's base is the application's device pointer.
+  CUdeviceptr buffer = 0;
+  ASSERT_EQ(CU(cuMemAlloc)(&buffer, 4096), CUDA_SUCCESS);
+  CUDA_RESOURCE_DESC lin = {};
+  lin.resType = CU_RESOURCE_TYPE_LINEAR;
+  lin.res.linear.devPtr = buffer;
+  lin.res.linear.format = CU_AD_FORMAT_UNSIGNED_INT32;
+  lin.res.linear.numChannels = 1;
+  lin.res.linear.sizeInBytes = 4096;
+  CUDA_TEXTURE_DESC point = {};
+  CUtexObject linear = 0;
+  ASSERT_EQ(CU(cuTexObjectCreate)(&linear, &lin, &point, nullptr), CUDA_SUCCESS);
+  ASSERT_TRUE(device_memory(reinterpret_cast<void*>(linear), 160));
+  std::memcpy(&d, reinterpret_cast<void*>(linear), sizeof d);
+  EXPECT_EQ(d.base, buffer);
+  EXPECT_EQ(d.width, 1024u);
+
+  // A kernel that samples it: the helpers are linked in, the module loads and launches.
+  const char* ptx = ".version 7.0\n.target sm_70\n.address_size 64\n"
+                    ".visible .entry fetch(.param .u64 t, .param .u64 out)\n{\n"
+                    " .reg .b64 %rd<3>;\n .reg .b32 %r<6>;\n"
+                    " ld.param.u64 %rd1, [t];\n ld.param.u64 %rd2, [out];\n mov.b32 %r1, 5;\n"
+                    " tex.1d.v4.u32.s32 {%r2, %r3, %r4, %r5}, [%rd1, {%r1}];\n"
+                    " st.global.u32 [%rd2], %r2;\n ret;\n}\n";
+  CUmodule module = nullptr;
+  ASSERT_EQ(CU(cuModuleLoadData)(&module, ptx), CUDA_SUCCESS);
+  CUfunction f = nullptr;
+  ASSERT_EQ(CU(cuModuleGetFunction)(&f, module, "fetch"), CUDA_SUCCESS);
+  void* params[] = {&linear, &buffer};
+  ASSERT_EQ(CU(cuLaunchKernel)(f, 1, 1, 1, 32, 1, 1, 0, nullptr, params, nullptr), CUDA_SUCCESS);
+  ASSERT_EQ(CU(cuCtxSynchronize)(), CUDA_SUCCESS);
+  auto last = reinterpret_cast<FakeHipLastLaunch>(dlsym(fake, "fakeHipLastLaunch"));
+  ASSERT_NE(last, nullptr);
+  ASSERT_EQ(last()->args.size(), 16u);
+  EXPECT_EQ(std::memcmp(last()->args.data(), &linear, 8), 0); // the handle, unchanged
+  EXPECT_EQ(CU(cuModuleUnload)(module), CUDA_SUCCESS);
+
+  EXPECT_EQ(CU(cuTexObjectDestroy)(tex), CUDA_SUCCESS);
+  EXPECT_EQ(CU(cuTexObjectDestroy)(tex), CUDA_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(CU(cuTexObjectDestroy)(linear), CUDA_SUCCESS);
+  EXPECT_EQ(CU(cuSurfObjectDestroy)(surf), CUDA_SUCCESS);
+  EXPECT_EQ(CU(cuArrayDestroy)(array), CUDA_SUCCESS);
+  EXPECT_EQ(CU(cuMemFree)(buffer), CUDA_SUCCESS);
+  EXPECT_EQ(CU(cuDevicePrimaryCtxRelease)(0), CUDA_SUCCESS);
+}
+
 // MIMIC_BACKEND=cpu with the fake runtime present: only the CPU.
 TEST(Registry, CpuForced) {
   ASSERT_EQ(CU(cuInit)(0), CUDA_SUCCESS);

@@ -293,9 +293,12 @@ public:
     if (e == hipSuccess)
       e = k.grid_sync ? launch_cooperative(k, shape, args) : launch_plain(k, shape, args);
     if (e == hipSuccess) e = hip_.hipDeviceSynchronize();
-    // Drained also after a failed launch: an assert traps, and its report is in the log.
-    bool asserted = program->uses_device_log && drain_device_log(device);
-    if (asserted) return CUDA_ERROR_ASSERT;
+    // Drained also after a failed launch: an assert or a texture instruction traps, and its
+    // report is in the log.
+    DecodedLog::Outcome outcome =
+        program->uses_device_log ? drain_device_log(device) : DecodedLog::Outcome::Ran;
+    if (outcome == DecodedLog::Outcome::Asserted) return CUDA_ERROR_ASSERT;
+    if (outcome == DecodedLog::Outcome::Trapped) return CUDA_ERROR_LAUNCH_FAILED;
     if (e == hipSuccess) return CUDA_SUCCESS;
     log_error("kernel '" + k.name + "' on " + describe(device) + ": " + hip_.describe(e));
     return cuda_result(e);
@@ -372,18 +375,19 @@ private:
                          "the workspace of grid.sync");
   }
 
-  // Prints the log's records (printf to stdout, assert reports to stderr) and empties it.
-  // True when a thread failed an assert. The caller holds the device's mutex.
-  bool drain_device_log(size_t device) {
+  // Prints the log's records (printf to stdout, assert and trap reports to stderr) and empties
+  // it. Says whether a thread failed an assert or trapped. The caller holds the device's mutex.
+  DecodedLog::Outcome drain_device_log(size_t device) {
     char* log = static_cast<char*>(state_[device]->log);
     DeviceLogHeader header{};
-    if (!log || !copy(&header, log, sizeof header) || header.used == 0) return false;
+    if (!log || !copy(&header, log, sizeof header) || header.used == 0)
+      return DecodedLog::Outcome::Ran;
     std::vector<uint8_t> records(std::min(header.used, header.capacity));
     const uint64_t zero = 0;
     if (!copy(records.data(), log + sizeof header, records.size()) ||
         !copy(log + offsetof(DeviceLogHeader, used), &zero, sizeof zero)) {
       log_error("cannot read the device log of " + describe(device) + ": printf output is lost");
-      return false;
+      return DecodedLog::Outcome::Ran;
     }
     ReadDevice read = [this](void* out, uint64_t address, size_t bytes) {
       return hip_.hipMemcpy(out, reinterpret_cast<const void*>(address), bytes, hipMemcpyDefault) ==
@@ -396,12 +400,13 @@ private:
       std::fflush(stdout);
     }
     if (!decoded.asserts.empty()) std::fputs(decoded.asserts.c_str(), stderr);
+    if (!decoded.traps.empty()) std::fputs(decoded.traps.c_str(), stderr);
     if (!decoded.problem.empty()) log_error(describe(device) + ": " + decoded.problem);
     if (header.used > header.capacity)
       warn_once("amdgpu-device-log-full", "device printf output was lost: more than " +
                                               std::to_string(header.capacity) +
                                               " bytes in one launch (the device log's size)");
-    return decoded.asserted;
+    return decoded.outcome();
   }
 
   hipError_t launch_plain(const AmdgpuProgram::Kernel& k, const runtime::LaunchShape& shape,

@@ -35,8 +35,8 @@ struct KernelObject {
   bool grid_sync = false;         // needs a cooperative launch
 };
 
-// Device-side printf and assert write records into the device log, a buffer in device
-// memory that the runtime allocates, binds like a global (globals[kDeviceLogSymbol] = its
+// Device-side printf, assert and texture traps write records into the device log, a buffer in
+// device memory that the runtime allocates, binds like a global (globals[kDeviceLogSymbol] = its
 // address, when CodeObject::uses_device_log) and drains after launches: it prints printf
 // records in order, and assert records as CUDA does (then the launch has failed: the wave
 // trapped). Without `globals` (mimic compile) the code object defines a log of capacity 0.
@@ -46,6 +46,11 @@ struct KernelObject {
 //           arguments are device addresses).
 //   Assert: DeviceLogRecord, uint64 message, file, function (device addresses of the
 //           strings), uint32 line, uint32 block[3], uint32 thread[3], uint32 0.
+//   Trap:   DeviceLogRecord, uint32 reason (codegen/texture_abi.h: kTexBadHandle,
+//           kTexOutOfRange), uint32 instruction (TextureInstruction), uint64 handle,
+//           uint32 PTX line, uint32 0, uint32 0, uint32 block[3], uint32 thread[3], uint32 0:
+//           a texture or surface helper refused and the wave traps; the launch fails with
+//           CUDA_ERROR_LAUNCH_FAILED, as on the CPU.
 // Writers reserve space with an atomic add on `used`; a record that does not fit is
 // dropped (used > capacity then tells the runtime that output was lost).
 inline constexpr const char* kDeviceLogSymbol = "mimic_device_log";
@@ -73,7 +78,7 @@ struct DeviceLogHeader {
   uint64_t capacity; // bytes of records after the header
   uint64_t used;     // bytes reserved so far
 };
-enum class DeviceLogKind : uint32_t { Printf = 1, Assert = 2 };
+enum class DeviceLogKind : uint32_t { Printf = 1, Assert = 2, Trap = 3 };
 struct DeviceLogRecord {
   uint32_t kind;  // DeviceLogKind
   uint32_t bytes; // the whole record, this header included
@@ -83,7 +88,7 @@ struct CodeObject {
   std::string target;                  // e.g. "gfx1100"
   std::vector<uint8_t> elf;            // a complete, linked AMDGPU code object (ET_DYN)
   std::vector<KernelObject> kernels;   // in runtime::Program::kernels order
-  bool uses_device_log = false;        // printf or assert: bind and drain kDeviceLogSymbol
+  bool uses_device_log = false;        // printf, assert, textures: bind and drain kDeviceLogSymbol
   bool uses_device_heap = false;       // malloc or free: bind kDeviceHeapSymbol
 };
 

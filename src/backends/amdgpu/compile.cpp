@@ -37,6 +37,7 @@
 #include <lld/Common/Driver.h>
 
 #include "backends/amdgpu/object_cache.h"
+#include "backends/amdgpu/texture_library.h"
 #include "codegen/lower.h"
 #include "runtime/program.h"
 
@@ -366,13 +367,14 @@ std::optional<std::string> constant_string(const runtime::Program& program, llvm
   return text.substr(0, text.find('\0'));
 }
 
-// printf and assert (codegen::kGpuPrintf, kGpuAssert) as records in the device log
-// (code_object.h). Returns whether the module uses the log.
+// printf, assert and texture traps (codegen::kGpuPrintf, kGpuAssert, kGpuTrap) as records
+// in the device log (code_object.h). Returns whether the module uses the log.
 Result<bool> lower_device_log(const runtime::Program& program, llvm::Module& m) {
   llvm::Function* printf_fn = m.getFunction(codegen::kGpuPrintf);
   llvm::Function* assert_fn = m.getFunction(codegen::kGpuAssert);
+  llvm::Function* trap_fn = m.getFunction(codegen::kGpuTrap);
   std::vector<llvm::CallInst*> calls;
-  for (llvm::Function* f : {printf_fn, assert_fn})
+  for (llvm::Function* f : {printf_fn, assert_fn, trap_fn})
     if (f)
       for (llvm::User* u : f->users())
         if (auto* c = llvm::dyn_cast<llvm::CallInst>(u)) calls.push_back(c);
@@ -389,7 +391,8 @@ Result<bool> lower_device_log(const runtime::Program& program, llvm::Module& m) 
   log->setAlignment(llvm::Align(16));
   for (llvm::CallInst* call : calls) {
     bool is_printf = call->getCalledFunction() == printf_fn;
-    uint32_t bytes = 64; // an assert record
+    bool is_trap = call->getCalledFunction() == trap_fn;
+    uint32_t bytes = 64; // an assert or trap record
     if (is_printf) {
       auto format = constant_string(program, call->getArgOperand(0), m.getDataLayout());
       if (!format)
@@ -415,7 +418,10 @@ Result<bool> lower_device_log(const runtime::Program& program, llvm::Module& m) 
     auto address = [&](llvm::Value* p) {
       return b.CreatePtrToInt(b.CreateAddrSpaceCast(p, b.getPtrTy()), i64);
     };
-    put(0, b.getInt32(uint32_t(is_printf ? DeviceLogKind::Printf : DeviceLogKind::Assert)));
+    DeviceLogKind kind = is_printf ? DeviceLogKind::Printf
+                         : is_trap ? DeviceLogKind::Trap
+                                   : DeviceLogKind::Assert;
+    put(0, b.getInt32(uint32_t(kind)));
     put(4, b.getInt32(bytes));
     if (is_printf) {
       put(8, address(call->getArgOperand(0)));
@@ -423,10 +429,19 @@ Result<bool> lower_device_log(const runtime::Program& program, llvm::Module& m) 
         b.CreateMemCpy(b.CreateConstInBoundsGEP1_64(i8, record, 16), llvm::Align(8),
                        call->getArgOperand(1), llvm::Align(8), bytes - 16);
     } else {
-      put(8, address(call->getArgOperand(0)));
-      put(16, address(call->getArgOperand(1)));
-      put(24, address(call->getArgOperand(3)));
-      put(32, call->getArgOperand(2));
+      if (is_trap) {
+        put(8, call->getArgOperand(0));  // reason
+        put(12, call->getArgOperand(1)); // instruction
+        put(16, call->getArgOperand(2)); // handle
+        put(24, call->getArgOperand(3)); // PTX line
+        put(28, b.getInt32(0));
+        put(32, b.getInt32(0));
+      } else {
+        put(8, address(call->getArgOperand(0)));
+        put(16, address(call->getArgOperand(1)));
+        put(24, address(call->getArgOperand(3)));
+        put(32, call->getArgOperand(2));
+      }
       const llvm::Intrinsic::ID ids[] = {
           llvm::Intrinsic::amdgcn_workgroup_id_x, llvm::Intrinsic::amdgcn_workgroup_id_y,
           llvm::Intrinsic::amdgcn_workgroup_id_z, llvm::Intrinsic::amdgcn_workitem_id_x,
@@ -440,7 +455,7 @@ Result<bool> lower_device_log(const runtime::Program& program, llvm::Module& m) 
       call->replaceAllUsesWith(llvm::ConstantInt::get(call->getType(), 0));
     call->eraseFromParent();
   }
-  for (llvm::Function* f : {printf_fn, assert_fn})
+  for (llvm::Function* f : {printf_fn, assert_fn, trap_fn})
     if (f && f->use_empty()) f->eraseFromParent();
   (void)i32;
   return true;
@@ -646,6 +661,8 @@ Result<Lowered> lower_for(const runtime::Program& program, std::string_view gfx,
   m.setTargetTriple(out.tm->getTargetTriple());
   m.setDataLayout(out.tm->createDataLayout());
   m.addModuleFlag(llvm::Module::Error, "amdhsa_code_object_version", kCodeObjectVersion * 100);
+  if (Status s = link_texture_helpers(m, program.origin); !s)
+    return out.diagnostics->errors.empty() ? s.error() : s.error().context(out.diagnostics->errors);
   for (llvm::Function& f : m)
     if (!f.isDeclaration()) {
       f.addFnAttr("target-cpu", gfx);

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "backends/amdgpu/code_object.h"
+#include "codegen/texture_abi.h"
 
 namespace mimic::amdgpu {
 
@@ -159,6 +160,26 @@ DecodedLog decode_device_log(const uint8_t* records, size_t bytes, const ReadDev
           field<uint32_t>(r, 40), field<uint32_t>(r, 44), field<uint32_t>(r, 48),
           field<uint32_t>(r, 52), field<uint32_t>(r, 56), message.c_str());
       out.asserted = true;
+    } else if (kind == DeviceLogKind::Trap && size >= 64) {
+      static const char* const instructions[] = {"tex", "tld4", "suld", "sust", "txq", "suq"};
+      uint32_t reason = field<uint32_t>(r, 8), instruction = field<uint32_t>(r, 12);
+      const char* name = instruction < 6 ? instructions[instruction] : "texture instruction";
+      bool surface = instruction == uint32_t(codegen::TextureInstruction::Suld) ||
+                     instruction == uint32_t(codegen::TextureInstruction::Sust) ||
+                     instruction == uint32_t(codegen::TextureInstruction::Suq);
+      char why[128];
+      if (reason == codegen::kTexOutOfRange)
+        std::snprintf(why, sizeof why, "a %s.trap access outside the surface", name);
+      else
+        std::snprintf(why, sizeof why, "handle 0x%llx is not a %s object",
+                      (unsigned long long)field<uint64_t>(r, 16), surface ? "surface" : "texture");
+      append_formatted(out.traps,
+                       "mimic: %s at PTX line %u: %s (block [%u,%u,%u], thread [%u,%u,%u] traps; "
+                       "the launch fails with CUDA_ERROR_LAUNCH_FAILED)\n",
+                       name, field<uint32_t>(r, 24), why, field<uint32_t>(r, 36),
+                       field<uint32_t>(r, 40), field<uint32_t>(r, 44), field<uint32_t>(r, 48),
+                       field<uint32_t>(r, 52), field<uint32_t>(r, 56));
+      out.trapped = true;
     } else {
       out.problem =
           "a record of unknown kind " + std::to_string(uint32_t(kind)) + " in the device log";

@@ -1,4 +1,4 @@
-// The device log of code_object.h as the host reads it: device printf and assert records,
+// The device log of code_object.h as the host reads it: device printf, assert and trap records,
 // turned into the text CUDA prints. Pure functions over bytes already copied from the GPU;
 // strings the records point to are read through `ReadDevice`.
 #pragma once
@@ -26,7 +26,14 @@ struct DecodedLog {
   std::string printed; // printf output, in record order (stdout)
   std::string asserts; // assert reports as CUDA writes them (stderr)
   bool asserted = false;
+  std::string traps; // why texture and surface instructions trapped (stderr)
+  bool trapped = false;
   std::string problem; // a malformed record, when there is one
+  // What the launch did: an assert wins over a trap (CUDA_ERROR_ASSERT).
+  enum class Outcome { Ran, Asserted, Trapped };
+  Outcome outcome() const {
+    return asserted ? Outcome::Asserted : trapped ? Outcome::Trapped : Outcome::Ran;
+  }
 };
 
 // The records of a log whose header said `used` bytes (those present: `bytes`).
