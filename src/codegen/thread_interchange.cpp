@@ -538,7 +538,9 @@ SmallVector<Value*, 4> Interchanger::prefetch_decide(Plan& p, IRBuilder<>& b, Sl
     Value* jump = b.CreateSub(address(p.first, 1), address(p.first, 0));
     Value* span = b.CreateSub(address(last, 0), address(p.first, 0));
     Value* far = b.CreateICmpUGE(b.CreateAdd(jump, b.getInt64(kPrefetchJump - 1)), b.getInt64(2 * kPrefetchJump - 1));
-    wanted.push_back(b.CreateAnd(far, b.CreateICmpULT(span, b.getInt64(kPrefetchSpan)), "pf.wanted"));
+    // Frozen: a thread not in the loop has no values in its slots, and a branch must not
+    // depend on an undefined value.
+    wanted.push_back(b.CreateFreeze(b.CreateAnd(far, b.CreateICmpULT(span, b.getInt64(kPrefetchSpan))), "pf.wanted"));
   }
   return wanted;
 }
@@ -558,7 +560,10 @@ void Interchanger::prefetch_lines(Plan& p, IRBuilder<>& b, ArrayRef<Value*> want
     Value* last = b.CreateSub(bound, ConstantInt::get(bound->getType(), 1));
     Value* from = prefetch_address(p, b, pointer, p.first, kPrefetchRounds, true, offset, slot, index);
     Value* to = prefetch_address(p, b, pointer, last, kPrefetchRounds, true, offset, slot, index);
-    Value* span = b.CreateSub(b.CreatePtrToInt(to, i64), b.CreatePtrToInt(from, i64));
+    // At most kPrefetchSpan bytes, whatever the addresses do from round to round.
+    Value* span = b.CreateBinaryIntrinsic(
+        Intrinsic::umin, b.CreateFreeze(b.CreateSub(b.CreatePtrToInt(to, i64), b.CreatePtrToInt(from, i64))),
+        b.getInt64(kPrefetchSpan), nullptr, "pf.span");
     b.CreateBr(lines);
     b.SetInsertPoint(lines);
     PHINode* at = b.CreatePHI(i64, 2, "pf.at");
