@@ -277,20 +277,26 @@ TEST(Concurrency, GraphLaunchesFromManyThreads) {
 }
 
 // A created context destroyed on one thread while others work in it: their calls fail
-// with an error (never a crash) once it is gone, and its handles are stale.
+// with an error (never a crash) once it is gone, and its handles are stale. Each thread
+// works until it has seen the context gone (not for a fixed time: on a loaded machine a
+// thread may not run at all for tens of milliseconds).
 TEST(Concurrency, ContextDestroyedUnderOtherThreads) {
   ASSERT_EQ(CU(cuInit)(0), CUDA_SUCCESS);
   CUcontext ctx;
   ASSERT_EQ(CU(cuCtxCreate)(&ctx, nullptr, 0, 0), CUDA_SUCCESS);
   CUcontext popped;
   ASSERT_EQ(CU(cuCtxPopCurrent)(&popped), CUDA_SUCCESS);
+  constexpr int kThreads = 3;
   std::atomic<bool> stop{false};
-  std::atomic<int> crashes_avoided{0}, unexpected{0};
+  std::atomic<int> working{0}, crashes_avoided{0}, unexpected{0};
   std::vector<std::thread> threads;
-  for (int t = 0; t < 3; ++t)
+  for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&] {
-      if (CU(cuCtxPushCurrent)(ctx) != CUDA_SUCCESS)
+      if (CU(cuCtxPushCurrent)(ctx) != CUDA_SUCCESS) {
+        ++unexpected;
         return;
+      }
+      bool counted = false;
       while (!stop) {
         CUdeviceptr p = 0;
         CUresult r = CU(cuMemAlloc)(&p, 64);
@@ -304,16 +310,25 @@ TEST(Concurrency, ContextDestroyedUnderOtherThreads) {
         } else {
           ++unexpected;
         }
+        if (!counted) {
+          counted = true;
+          ++working;
+        }
       }
     });
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  // Destroyed once every thread works in it; the threads then end as they see it gone
+  // (a deadline only keeps a broken build from hanging).
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (working < kThreads && unexpected == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_EQ(CU(cuCtxDestroy)(ctx), CUDA_SUCCESS);
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  while (crashes_avoided + unexpected < kThreads && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   stop = true;
   for (auto& t : threads)
     t.join();
   EXPECT_EQ(unexpected.load(), 0);
-  EXPECT_EQ(crashes_avoided.load(), 3);
+  EXPECT_EQ(crashes_avoided.load(), kThreads);
   EXPECT_EQ(CU(cuCtxDestroy)(ctx), CUDA_ERROR_INVALID_CONTEXT);
 }
 
