@@ -12,6 +12,10 @@
 
 #include <llvm/IR/IntrinsicsAMDGPU.h>
 
+#include <cstdint>
+#include <map>
+#include <tuple>
+
 namespace mimic::codegen {
 
 using namespace llvm;
@@ -929,47 +933,222 @@ void FunctionLowering::gpu_matrix_move(const ptx::Instruction& ins) {
   }
 }
 
-// mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32 d, a, b, c in the PTX ISA's
-// fragment layouts (codegen/matrix_layout.h): with g = l/4 and t = l%4, lane l's d[i] is row
-// g + 8(i/2), column 2t + i%2. A[row][k] is half k%2 of register i/2 + 2(k/8) of lane
-// 4g + (k%8)/2; B[k][col] is half k%2 of register k/8 of lane 4col + (k%8)/2. Each lane
-// gathers its row of A and column of B with ds_bpermute and accumulates in f32 (fma, k in
-// order).
-void FunctionLowering::gpu_mma_m16n8k16(const ptx::Instruction& ins, bool bf16) {
-  Type* i32 = b_.getInt32Ty();
-  Type* f32 = b_.getFloatTy();
-  auto regs = [&](const ptx::Operand& list, unsigned n, Type* t) {
-    if (list.kind != ptx::OperandKind::Vector || list.count != n)
-      unsupported(ins, "mma.m16n8k16 takes 4 registers for d, a and c and 2 for b");
-    std::vector<Value*> v;
-    for (unsigned j = 0; j < n; ++j)
-      v.push_back(value(ins, list.elems[j], t, false));
-    return v;
-  };
-  std::vector<Value*> a = regs(ins.operands[1], 4, i32), b = regs(ins.operands[2], 2, i32);
-  std::vector<Value*> c = regs(ins.operands[3], 4, f32);
-  if (ins.operands[0].kind != ptx::OperandKind::Vector || ins.operands[0].count != 4)
-    unsupported(ins, "mma.m16n8k16 takes 4 registers for d");
-  Value* lane = gpu_lane();
-  Value* g = b_.CreateLShr(lane, 2);
-  Value* t = b_.CreateAnd(lane, 3);
-  auto element = [&](Value* word, unsigned half) {
-    Value* bits = b_.CreateTrunc(half ? b_.CreateLShr(word, 16) : word, b_.getInt16Ty());
-    return b_.CreateFPExt(b_.CreateBitCast(bits, bf16 ? b_.getBFloatTy() : b_.getHalfTy()), f32);
-  };
-  for (unsigned i = 0; i < 4; ++i) {
-    Value* acc = c[i];
-    Value* col = b_.CreateAdd(b_.CreateShl(t, 1), b_.getInt32(i % 2));
-    for (unsigned k = 0; k < 16; k += 2) { // k and k+1 are the two halves of one word
-      Value* a_word = from_lane(b_, b_.CreateAdd(b_.CreateShl(g, 2), b_.getInt32((k % 8) / 2)),
-                                a[i / 2 + 2 * (k / 8)]);
-      Value* b_word =
-          from_lane(b_, b_.CreateAdd(b_.CreateShl(col, 2), b_.getInt32((k % 8) / 2)), b[k / 8]);
-      for (unsigned h = 0; h < 2; ++h)
-        acc = b_.CreateIntrinsic(Intrinsic::fma, {f32},
-                                 {element(a_word, h), element(b_word, h), acc});
+namespace {
+
+bool is_integer(MatrixType t) {
+  return t == MatrixType::S8 || t == MatrixType::U8 || t == MatrixType::S32 ||
+         t == MatrixType::S4 || t == MatrixType::U4;
+}
+
+// An element's bits (zero-extended to i64) as the CPU executor's to_double reads them: exact
+// in f64, tf32 keeping the upper 19 bits of its word; integer types read 0.
+Value* element_to_double(IRBuilder<>& b, MatrixType t, Value* raw) {
+  Type* f32 = b.getFloatTy();
+  Type* f64 = b.getDoubleTy();
+  Value* word = b.CreateTrunc(raw, b.getInt32Ty());
+  switch (t) {
+  case MatrixType::F16:
+    return b.CreateFPExt(
+        b.CreateFPExt(b.CreateBitCast(b.CreateTrunc(raw, b.getInt16Ty()), b.getHalfTy()), f32),
+        f64);
+  case MatrixType::BF16:
+    return b.CreateFPExt(b.CreateBitCast(b.CreateShl(word, 16), f32), f64);
+  case MatrixType::TF32:
+    return b.CreateFPExt(b.CreateBitCast(b.CreateAnd(word, 0xffffe000u), f32), f64);
+  case MatrixType::F32:
+    return b.CreateFPExt(b.CreateBitCast(word, f32), f64);
+  case MatrixType::F64:
+    return b.CreateBitCast(raw, f64);
+  default:
+    return ConstantFP::get(f64, 0.0);
+  }
+}
+
+// An f64 sum rounded to `t` as the CPU executor's from_double does (f16 through f32, bf16
+// to nearest even with NaNs kept quiet), as raw bits zero-extended to i64.
+Value* double_to_element(IRBuilder<>& b, MatrixType t, Value* sum) {
+  Type* i32 = b.getInt32Ty();
+  Type* i64 = b.getInt64Ty();
+  switch (t) {
+  case MatrixType::F16: {
+    Value* h = b.CreateFPTrunc(b.CreateFPTrunc(sum, b.getFloatTy()), b.getHalfTy());
+    return b.CreateZExt(b.CreateBitCast(h, b.getInt16Ty()), i64);
+  }
+  case MatrixType::BF16: {
+    Value* f = b.CreateFPTrunc(sum, b.getFloatTy());
+    Value* u = b.CreateBitCast(f, i32);
+    Value* rounded = b.CreateLShr(
+        b.CreateAdd(u, b.CreateAdd(b.getInt32(0x7fff), b.CreateAnd(b.CreateLShr(u, 16), 1))), 16);
+    Value* quiet = b.CreateOr(b.CreateLShr(u, 16), 0x40);
+    return b.CreateZExt(b.CreateSelect(b.CreateFCmpUNO(f, f), quiet, rounded), i64);
+  }
+  case MatrixType::F32:
+    return b.CreateZExt(b.CreateBitCast(b.CreateFPTrunc(sum, b.getFloatTy()), i32), i64);
+  case MatrixType::F64:
+    return b.CreateBitCast(sum, i64);
+  default:
+    return b.getInt64(0);
+  }
+}
+
+// An element's bits as the CPU executor's to_integer reads them, in i32 (every integer type
+// fits); floating types read 0.
+Value* element_to_integer(IRBuilder<>& b, MatrixType t, Value* raw) {
+  Type* i32 = b.getInt32Ty();
+  switch (t) {
+  case MatrixType::S8:
+    return b.CreateSExt(b.CreateTrunc(raw, b.getInt8Ty()), i32);
+  case MatrixType::U8:
+    return b.CreateZExt(b.CreateTrunc(raw, b.getInt8Ty()), i32);
+  case MatrixType::S4:
+    return b.CreateSExt(b.CreateTrunc(raw, b.getIntNTy(4)), i32);
+  case MatrixType::U4:
+    return b.CreateZExt(b.CreateTrunc(raw, b.getIntNTy(4)), i32);
+  case MatrixType::S32:
+    return b.CreateTrunc(raw, i32);
+  default:
+    return b.getInt32(0);
+  }
+}
+
+// Element e of `bits` bits from a fragment's 32-bit words (word(j) gives word j), zero-
+// extended to i64: the CPU executor's raw_element.
+template <typename WordOf>
+Value* raw_element(IRBuilder<>& b, unsigned bits, unsigned e, WordOf word) {
+  Type* i64 = b.getInt64Ty();
+  if (bits == 64)
+    return b.CreateOr(b.CreateZExt(word(2 * e), i64),
+                      b.CreateShl(b.CreateZExt(word(2 * e + 1), i64), 32));
+  unsigned per = 32 / bits, shift = (e % per) * bits;
+  Value* v = word(e / per);
+  if (shift) v = b.CreateLShr(v, shift);
+  if (bits < 32) v = b.CreateAnd(v, (1u << bits) - 1);
+  return b.CreateZExt(v, i64);
+}
+
+} // namespace
+
+// The 32-bit words of a register list, in order (a 64-bit register is two, low first).
+std::vector<Value*> FunctionLowering::gpu_fragment_words(const ptx::Instruction& ins,
+                                                         const ptx::Operand& list) {
+  if (list.kind != ptx::OperandKind::Vector) unsupported(ins, "matrix operands are register lists");
+  std::vector<Value*> words;
+  for (const ptx::Operand& e : list.children()) {
+    Register* r = e.kind == ptx::OperandKind::Name ? reg(e.name_view()) : nullptr;
+    if (!r || r->type->getPrimitiveSizeInBits() != 64) {
+      words.push_back(value(ins, e, b_.getInt32Ty(), false));
+      continue;
     }
-    store(ins, ins.operands[0].elems[i], acc, false);
+    Value* v = value(ins, e, b_.getInt64Ty(), false);
+    words.push_back(b_.CreateTrunc(v, b_.getInt32Ty()));
+    words.push_back(b_.CreateTrunc(b_.CreateLShr(v, 32), b_.getInt32Ty()));
+  }
+  return words;
+}
+
+// mma.sync, every shape and type codegen/matrix_layout.h describes, in the PTX ISA's fragment
+// layouts and with the CPU executor's arithmetic (backends/cpu/matrix.cpp): lane l's d[i], at
+// (row, col), is C[row][col] + A[row][x] * B[x][col] for x in order; floating types as exact
+// f64 products fused into an f64 sum rounded once to d's type, integers in 64 bits, clamped
+// to s32 with .satfinite and wrapped without. Each A[row][x] and B[x][col] is read from the
+// lane mma_operand_source names with ds_bpermute, every (lane, word) pair once.
+void FunctionLowering::gpu_mma(const ptx::Instruction& ins, const MatrixOp& op) {
+  Type* i32 = b_.getInt32Ty();
+  Type* i64 = b_.getInt64Ty();
+  std::vector<Value*> a = gpu_fragment_words(ins, ins.operands[1]),
+                      b = gpu_fragment_words(ins, ins.operands[2]),
+                      c = gpu_fragment_words(ins, ins.operands[3]);
+  const ptx::Operand& d = ins.operands[0];
+  if (d.kind != ptx::OperandKind::Vector) unsupported(ins, "matrix operands are register lists");
+  const unsigned outputs = fragment_elements(op, MatrixOperand::C);
+  const unsigned a_bits = matrix_type_bits(op.a), b_bits = matrix_type_bits(op.b),
+                 c_bits = matrix_type_bits(op.c), d_bits = matrix_type_bits(op.d);
+  const bool integer = is_integer(op.a);
+  Value* lane = gpu_lane();
+  Value* group = b_.CreateLShr(lane, 2);
+  Value* in_group = b_.CreateAnd(lane, 3);
+  std::map<std::tuple<MatrixOperand, unsigned, int, int, int>, Value*> fetched;
+  // Element `x` of A's row or B's column that output element i multiplies, from its lane.
+  auto operand = [&](MatrixOperand which, unsigned i, unsigned x) {
+    LaneSource s = mma_operand_source(op, which, i, x);
+    if (!s.found) unsupported(ins, "this mma layout has no per-lane source for amdgpu (internal)");
+    const std::vector<Value*>& words = which == MatrixOperand::A ? a : b;
+    auto word = [&](unsigned j) -> Value* {
+      if (j >= words.size()) unsupported(ins, "mma register list shorter than its fragment");
+      Value*& v = fetched[{which, j, s.per_group, s.per_in_group, s.offset}];
+      if (!v) {
+        Value* source = b_.CreateAdd(
+            b_.CreateAdd(b_.CreateMul(group, b_.getInt32(uint32_t(s.per_group))),
+                         b_.CreateMul(in_group, b_.getInt32(uint32_t(s.per_in_group)))),
+            b_.getInt32(uint32_t(s.offset)));
+        v = from_lane(b_, source, words[j]);
+      }
+      return v;
+    };
+    MatrixType t = which == MatrixOperand::A ? op.a : op.b;
+    Value* raw = raw_element(b_, which == MatrixOperand::A ? a_bits : b_bits, s.element, word);
+    return integer ? element_to_integer(b_, t, raw) : element_to_double(b_, t, raw);
+  };
+  auto own_c = [&](unsigned j) -> Value* {
+    if (j >= c.size()) unsupported(ins, "mma register list shorter than its fragment");
+    return c[j];
+  };
+  // Every lane exchange first, then the arithmetic.
+  std::vector<Value*> from_a, from_b;
+  for (unsigned i = 0; i < outputs; ++i)
+    for (unsigned x = 0; x < op.k; ++x) {
+      from_a.push_back(operand(MatrixOperand::A, i, x));
+      from_b.push_back(operand(MatrixOperand::B, i, x));
+    }
+  std::vector<Value*> out(d_bits == 64 ? 2 * outputs : (outputs * d_bits + 31) / 32, nullptr);
+  for (unsigned i = 0; i < outputs; ++i) {
+    Value* raw_c = raw_element(b_, c_bits, i, own_c);
+    Value* result;
+    if (integer) {
+      Value* sum = b_.CreateSExt(element_to_integer(b_, op.c, raw_c), i64);
+      for (unsigned x = 0; x < op.k; ++x) { // |A| and |B| <= 255: the product fits in i32
+        Value* product = b_.CreateMul(from_a[i * op.k + x], from_b[i * op.k + x]);
+        sum = b_.CreateAdd(sum, b_.CreateSExt(product, i64));
+      }
+      if (op.satfinite) {
+        sum = b_.CreateBinaryIntrinsic(Intrinsic::smax, sum, b_.getInt64(INT32_MIN));
+        sum = b_.CreateBinaryIntrinsic(Intrinsic::smin, sum, b_.getInt64(INT32_MAX));
+      }
+      result = b_.CreateZExt(b_.CreateTrunc(sum, i32), i64);
+    } else {
+      Value* sum = element_to_double(b_, op.c, raw_c);
+      for (unsigned x = 0; x < op.k; ++x)
+        sum = b_.CreateIntrinsic(Intrinsic::fma, {b_.getDoubleTy()},
+                                 {from_a[i * op.k + x], from_b[i * op.k + x], sum});
+      result = double_to_element(b_, op.d, sum);
+    }
+    // Into d's words as the CPU executor's set_raw_element places it.
+    if (d_bits == 64) {
+      out[2 * i] = b_.CreateTrunc(result, i32);
+      out[2 * i + 1] = b_.CreateTrunc(b_.CreateLShr(result, 32), i32);
+      continue;
+    }
+    unsigned per = 32 / d_bits, shift = (i % per) * d_bits;
+    Value* v = b_.CreateTrunc(result, i32);
+    if (d_bits < 32) v = b_.CreateAnd(v, (1u << d_bits) - 1);
+    if (shift) v = b_.CreateShl(v, shift);
+    Value*& w = out[i / per];
+    w = w ? b_.CreateOr(w, v) : v;
+  }
+  unsigned w = 0; // registers past the result read 0, as on the CPU
+  auto out_word = [&](unsigned j) -> Value* {
+    return j < out.size() && out[j] ? out[j] : b_.getInt32(0);
+  };
+  for (const ptx::Operand& e : d.children()) {
+    Register* r = e.kind == ptx::OperandKind::Name ? reg(e.name_view()) : nullptr;
+    if (r && r->type->getPrimitiveSizeInBits() == 64) {
+      Value* v = b_.CreateOr(b_.CreateZExt(out_word(w), i64),
+                             b_.CreateShl(b_.CreateZExt(out_word(w + 1), i64), 32));
+      store(ins, e, v, false);
+      w += 2;
+    } else {
+      store(ins, e, out_word(w++), false);
+    }
   }
 }
 
@@ -1040,7 +1219,8 @@ void FunctionLowering::gpu_wmma_mma(const ptx::Instruction& ins, const MatrixOp&
   };
   if (!usable(op.a) || op.a != op.b || op.c != MatrixType::F32 || op.d != MatrixType::F32 ||
       !fa.per_lane || !fb.per_lane || !fc.per_lane)
-    unsupported(ins, "wmma.mma on amdgpu takes f16, bf16 or tf32 with f32 accumulators");
+    gpu_unsupported("this matrix operation: wmma.mma other than f16, bf16 or tf32 with f32 "
+                    "accumulators");
   // Where (lane-independent) in a chunk operand elements sit, for every lane.
   auto uniform_index = [&](bool is_a, unsigned i, unsigned k) -> int {
     int found = -1;

@@ -272,7 +272,9 @@ private:
   void gpu_named_barrier(const ptx::Instruction& ins);
   void gpu_init_named_barriers();
   void gpu_matrix_move(const ptx::Instruction& ins);                // ldmatrix, stmatrix, movmatrix
-  void gpu_mma_m16n8k16(const ptx::Instruction& ins, bool bf16);    // f32 += f16|bf16 x f16|bf16
+  void gpu_mma(const ptx::Instruction& ins, const MatrixOp& op); // mma.sync, every shape and type
+  std::vector<llvm::Value*> gpu_fragment_words(const ptx::Instruction& ins,
+                                               const ptx::Operand& list);
   // wmma in Mimic's fragment layout (matrix_layout.h): lane l holds elements l*E/32 ... of
   // the matrix in row-major order, packed into 32-bit words.
   void gpu_wmma_memory(const ptx::Instruction& ins, const MatrixOp& op, uint32_t matrix, bool column_major,

@@ -135,14 +135,6 @@ void FunctionLowering::lower_matrix(const ptx::Instruction& ins) {
   if (gpu()) { // lanes exchange fragments with ds_bpermute (lower_gpu.cpp)
     if (ins.opcode == Opcode::Ldmatrix || ins.opcode == Opcode::Stmatrix || ins.opcode == Opcode::Movmatrix)
       return gpu_matrix_move(ins);
-    if (ins.opcode == Opcode::Mma && ins.num_operands == 4 && types.size() == 4 && op.m == 16 && op.n == 8 &&
-        op.k == 16 && ins.has(Modifier::Row) && ins.has(Modifier::Col) && types[0] == MatrixType::F32 &&
-        types[3] == MatrixType::F32 && types[1] == types[2] &&
-        (types[1] == MatrixType::F16 || types[1] == MatrixType::BF16))
-      return gpu_mma_m16n8k16(ins, types[1] == MatrixType::BF16);
-    if (ins.opcode != Opcode::Wmma)
-      gpu_unsupported("this matrix operation (amdgpu has ldmatrix, stmatrix, movmatrix, "
-                      "mma.m16n8k16.row.col.f32 on f16/bf16 and wmma)");
   }
   if (ins.opcode == Opcode::Ldmatrix) {
     // ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}{.shared}.b16 d, [addr]
@@ -280,8 +272,7 @@ void FunctionLowering::lower_matrix(const ptx::Instruction& ins) {
     if (elements == 0 || elements * matrix_type_bits(operand_type(op, which)) > words * 32)
       unsupported(ins, "this shape and type of matrix instruction is not supported yet");
   }
-  if (gpu())
-    return gpu_wmma_mma(ins, op);
+  if (gpu()) return op.kind == MatrixOp::Mma ? gpu_mma(ins, op) : gpu_wmma_mma(ins, op);
   publish_words(a, 0);
   publish_words(b, op.a_words);
   publish_words(c, op.a_words + op.b_words);

@@ -7,6 +7,8 @@
 
 #include "codegen/block_state.h"
 
+#include <vector>
+
 namespace mimic::codegen {
 
 enum class MatrixOperand { A, B, C };
@@ -84,6 +86,49 @@ inline void fragment_position(const MatrixOp& op, MatrixOperand which, unsigned 
     unsigned per = 32 / bits;
     row = tg * per + (i % per) + 4 * per * (i / per);
   }
+}
+
+// Where lane l finds an operand element of an mma.sync it multiplies for its output element
+// i (at (row_l, col_l), C's layout): A[row_l][x] or B[x][col_l]. In the PTX ISA's layouts it
+// is element `element` of lane per_group * (l / 4) + per_in_group * (l % 4) + offset, the
+// same element for every lane; `found` is false where that does not hold for all 32 lanes.
+struct LaneSource {
+  int per_group = 0, per_in_group = 0, offset = 0;
+  unsigned element = 0;
+  bool found = false;
+};
+
+inline LaneSource mma_operand_source(const MatrixOp& op, MatrixOperand which, unsigned i,
+                                     unsigned x) {
+  LaneSource s;
+  const unsigned count = fragment_elements(op, which), cols = matrix_cols(op, which);
+  if (which == MatrixOperand::C || count == 0 || count > 64) return s;
+  // holder[position]: lane * 64 + element + 1 of the element there, 0 for none.
+  std::vector<unsigned> holder(matrix_rows(op, which) * cols, 0);
+  for (unsigned lane = 0; lane < 32; ++lane)
+    for (unsigned e = 0; e < count; ++e) {
+      unsigned r, c;
+      fragment_position(op, which, lane, e, r, c);
+      if (r * cols + c < holder.size()) holder[r * cols + c] = lane * 64 + e + 1;
+    }
+  int lanes[32];
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    unsigned row, col;
+    fragment_position(op, MatrixOperand::C, lane, i, row, col);
+    unsigned r = which == MatrixOperand::A ? row : x, c = which == MatrixOperand::A ? x : col;
+    unsigned h = r * cols + c < holder.size() ? holder[r * cols + c] : 0;
+    if (h == 0 || (lane > 0 && (h - 1) % 64 != s.element)) return s;
+    s.element = (h - 1) % 64;
+    lanes[lane] = int((h - 1) / 64);
+  }
+  s.offset = lanes[0];
+  s.per_in_group = lanes[1] - lanes[0];
+  s.per_group = lanes[4] - lanes[0];
+  for (unsigned lane = 0; lane < 32; ++lane)
+    if (lanes[lane] != s.per_group * int(lane / 4) + s.per_in_group * int(lane % 4) + s.offset)
+      return s;
+  s.found = true;
+  return s;
 }
 
 } // namespace mimic::codegen

@@ -1,6 +1,7 @@
 # AMDGPU code generation (label amdgpu): one FileCheck-style test per lowering feature
 # (each .ptx here with `// RUN:` lines, run by run_check.sh), and every tests/ptx kernel file
-# and tests/cuda program compiled into checked code objects (code_objects.sh).
+# and tests/cuda program compiled into checked code objects (code_objects.sh), and the mma.sync
+# lowering checked numerically against the CPU backend on an emulated wave (numeric/).
 # Included from tests/CMakeLists.txt when mimic_amdgpu_codegen is built.
 set(amdgpu_tests ${CMAKE_CURRENT_SOURCE_DIR}/amdgpu)
 set(llvm_bin ${LLVM_TOOLS_BINARY_DIR})
@@ -23,3 +24,9 @@ target_link_libraries(mimic_amdgpu_compile_tests PRIVATE mimic_amdgpu_codegen GT
   PkgConfig::LZ4 PkgConfig::ZSTD)
 gtest_discover_tests(mimic_amdgpu_compile_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS amdgpu
   ENVIRONMENT MIMIC_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/amdgpu_code_cache)
+if(TARGET mimic_cuda)
+  add_test(NAME amdgpu_mma_numeric
+    COMMAND ${amdgpu_tests}/numeric/mma_numeric.sh $<TARGET_FILE:mimic> ${CMAKE_CXX_COMPILER}
+      ${MIMIC_CUDA_ROOT}/include $<TARGET_FILE_DIR:mimic_cuda> ${CMAKE_CURRENT_BINARY_DIR}/amdgpu_mma_numeric)
+  set_tests_properties(amdgpu_mma_numeric PROPERTIES LABELS amdgpu TIMEOUT 600)
+endif()

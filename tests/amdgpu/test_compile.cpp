@@ -247,41 +247,56 @@ TEST(AmdgpuCompile, TheRelocatableObjectIsCachedAndLinkedPerLoad) {
   std::filesystem::remove_all(folder);
 }
 
-// The lanes and registers gpu_mma_m16n8k16 (codegen/lower_gpu.cpp) reads A and B from, for
-// each lane's output element i and each k, are where matrix_layout.h (the CPU's reference)
-// says those elements live.
+// For every mma.sync shape and type matrix_layout.h accepts, gpu_mma (codegen/lower_gpu.cpp)
+// finds each lane's A[row][k] and B[k][col] at a lane-independent element of a lane that is
+// an affine function of l / 4 and l % 4, and that is where the layout (the CPU's reference)
+// places it.
 TEST(AmdgpuCompile, MmaGathersTheElementsTheLayoutPlaces) {
   using codegen::MatrixOperand;
-  for (codegen::MatrixType type : {codegen::MatrixType::F16, codegen::MatrixType::BF16}) {
+  using codegen::MatrixType;
+  struct Shape {
+    unsigned m, k;
+    MatrixType type;
+  };
+  unsigned checked = 0;
+  for (Shape shape :
+       {Shape{16, 8, MatrixType::F16}, Shape{16, 16, MatrixType::F16},
+        Shape{16, 8, MatrixType::BF16}, Shape{16, 16, MatrixType::BF16},
+        Shape{16, 4, MatrixType::TF32}, Shape{16, 8, MatrixType::TF32},
+        Shape{16, 16, MatrixType::S8}, Shape{16, 32, MatrixType::S8}, Shape{16, 16, MatrixType::U8},
+        Shape{16, 32, MatrixType::U8}, Shape{16, 32, MatrixType::S4}, Shape{16, 64, MatrixType::S4},
+        Shape{16, 32, MatrixType::U4}, Shape{16, 64, MatrixType::U4},
+        Shape{8, 4, MatrixType::F64}}) {
     codegen::MatrixOp op;
     op.kind = codegen::MatrixOp::Mma;
-    op.m = 16, op.n = 8, op.k = 16;
-    op.a = op.b = type;
-    op.c = op.d = codegen::MatrixType::F32;
-    ASSERT_EQ(codegen::fragment_elements(op, MatrixOperand::A), 8u);
-    ASSERT_EQ(codegen::fragment_elements(op, MatrixOperand::B), 4u);
-    ASSERT_EQ(codegen::fragment_elements(op, MatrixOperand::C), 4u);
-    for (unsigned lane = 0; lane < 32; ++lane) {
-      unsigned g = lane / 4, t = lane % 4;
-      for (unsigned i = 0; i < 4; ++i) {
-        unsigned row, col;
-        codegen::fragment_position(op, MatrixOperand::C, lane, i, row, col);
-        ASSERT_EQ(row, g + 8 * (i / 2));
-        ASSERT_EQ(col, 2 * t + i % 2);
-        for (unsigned k = 0; k < 16; ++k) {
-          unsigned r, c;
-          unsigned a_lane = 4 * g + (k % 8) / 2, a_element = 2 * (i / 2 + 2 * (k / 8)) + k % 2;
-          codegen::fragment_position(op, MatrixOperand::A, a_lane, a_element, r, c);
-          EXPECT_EQ(r, row) << "A lane " << a_lane << " element " << a_element;
-          EXPECT_EQ(c, k) << "A lane " << a_lane << " element " << a_element;
-          unsigned b_lane = 4 * col + (k % 8) / 2, b_element = 2 * (k / 8) + k % 2;
-          codegen::fragment_position(op, MatrixOperand::B, b_lane, b_element, r, c);
-          EXPECT_EQ(r, k) << "B lane " << b_lane << " element " << b_element;
-          EXPECT_EQ(c, col) << "B lane " << b_lane << " element " << b_element;
+    op.m = uint8_t(shape.m), op.n = 8, op.k = uint8_t(shape.k);
+    op.a = op.b = shape.type;
+    op.c = op.d = shape.type == MatrixType::F64 ? MatrixType::F64 : MatrixType::F32;
+    unsigned outputs = codegen::fragment_elements(op, MatrixOperand::C);
+    ASSERT_NE(codegen::fragment_elements(op, MatrixOperand::A), 0u) << shape.m << " " << shape.k;
+    ASSERT_NE(codegen::fragment_elements(op, MatrixOperand::B), 0u) << shape.m << " " << shape.k;
+    for (unsigned i = 0; i < outputs; ++i)
+      for (unsigned k = 0; k < shape.k; ++k)
+        for (MatrixOperand which : {MatrixOperand::A, MatrixOperand::B}) {
+          codegen::LaneSource s = codegen::mma_operand_source(op, which, i, k);
+          ASSERT_TRUE(s.found) << "k " << shape.k << " element " << i << " x " << k;
+          for (unsigned lane = 0; lane < 32; ++lane) {
+            unsigned row, col, r, c;
+            codegen::fragment_position(op, MatrixOperand::C, lane, i, row, col);
+            int source = s.per_group * int(lane / 4) + s.per_in_group * int(lane % 4) + s.offset;
+            ASSERT_TRUE(source >= 0 && source < 32);
+            codegen::fragment_position(op, which, unsigned(source), s.element, r, c);
+            if (which == MatrixOperand::A)
+              EXPECT_TRUE(r == row && c == k)
+                  << "A of lane " << lane << " element " << i << " k " << k;
+            else
+              EXPECT_TRUE(r == k && c == col)
+                  << "B of lane " << lane << " element " << i << " k " << k;
+            ++checked;
+          }
         }
-      }
-    }
   }
+  EXPECT_GT(checked, 0u);
 }
 
 // gpu_wmma_mma's lanes for A[row][k] and B[k][col] (the chunk (row * K + k) / E, at a
