@@ -149,8 +149,12 @@ private:
   using IndexFn = function_ref<Value*(IRBuilder<>&, Value*)>;
   Value* prefetch_address(Plan& p, IRBuilder<>& b, Value* pointer, Value* t, uint64_t rounds, bool in_round,
                           const DenseMap<PHINode*, PHINode*>& offset, SlotFn slot, IndexFn index);
-  SmallVector<Value*, 4> prefetch_decide(Plan& p, IRBuilder<>& b, SlotFn slot, IndexFn index);
-  void prefetch_lines(Plan& p, IRBuilder<>& b, ArrayRef<Value*> wanted, const DenseMap<PHINode*, PHINode*>& offset,
+  struct Prefetches {
+    SmallVector<Value*, 4> wanted; // per access of Plan::ahead: prefetch it (i1)
+    Value* last = nullptr;         // the row's last thread
+  };
+  Prefetches prefetch_decide(Plan& p, IRBuilder<>& b, SlotFn slot, IndexFn index);
+  void prefetch_lines(Plan& p, IRBuilder<>& b, const Prefetches& decided, const DenseMap<PHINode*, PHINode*>& offset,
                       SlotFn slot, IndexFn index);
   Value* array_slot(Type* element, Value* index, IRBuilder<>& b, Value* array);
   AllocaInst* array(Type* element, const Twine& name);
@@ -489,12 +493,6 @@ const char* Interchanger::analyse(Loop* outer, Loop* inner, DominatorTree& dt, S
   return nullptr;
 }
 
-// Prefetching p.ahead's accesses rounds ahead, in two parts. `decide`, before the rounds:
-// for each access, whether it moves by a page or more per round while the row's threads
-// touch a run of it shorter than kPrefetchSpan (first thread to last; threads not in the
-// loop only make the span wrong, and a prefetch of any address is harmless). `lines`, at
-// the start of each round: where so, prefetch the run the threads will touch
-// kPrefetchRounds rounds later, line by line. Both leave `b` at the end of what they add.
 // Access `pointer`'s address for thread `t`, `rounds` rounds after the first (in_round:
 // after the round whose offsets `offset` holds).
 Value* Interchanger::prefetch_address(Plan& p, IRBuilder<>& b, Value* pointer, Value* t, uint64_t rounds, bool in_round,
@@ -522,15 +520,22 @@ Value* Interchanger::prefetch_address(Plan& p, IRBuilder<>& b, Value* pointer, V
   return clone_chain(pointer, *p.outer, m, b);
 }
 
-SmallVector<Value*, 4> Interchanger::prefetch_decide(Plan& p, IRBuilder<>& b, SlotFn slot, IndexFn index) {
+// Prefetching p.ahead's accesses rounds ahead, in two parts (each leaves `b` at the end of
+// what it adds). `decide`, before the rounds: for each access, whether it moves by a page
+// or more per round while the row's threads touch a run of it shorter than kPrefetchSpan
+// (first thread to last; threads not in the loop only make the span wrong, and a prefetch
+// of any address is harmless). `lines`, at the start of each round: where so, prefetch the
+// run the threads will touch kPrefetchRounds rounds later, line by line.
+Interchanger::Prefetches Interchanger::prefetch_decide(Plan& p, IRBuilder<>& b, SlotFn slot, IndexFn index) {
   const DenseMap<PHINode*, PHINode*> offset; // before the rounds: none
-  SmallVector<Value*, 4> wanted;
-  if (!prefetch_enabled())
-    return wanted;
+  Prefetches decided;
+  if (!prefetch_enabled() || p.ahead.empty())
+    return decided;
   Type* i64 = b.getInt64Ty();
   // The last thread of the row: the thread loop stops once t + 1 reaches its bound.
   Value* bound = p.cond->getOperand(0) == p.next ? p.cond->getOperand(1) : p.cond->getOperand(0);
-  Value* last = b.CreateSub(bound, ConstantInt::get(bound->getType(), 1), "pf.last");
+  Value* last = decided.last = b.CreateSub(bound, ConstantInt::get(bound->getType(), 1), "pf.last");
+  SmallVector<Value*, 4>& wanted = decided.wanted;
   for (auto [pointer, writes] : p.ahead) {
     auto address = [&](Value* t, uint64_t rounds) {
       return b.CreatePtrToInt(prefetch_address(p, b, pointer, t, rounds, false, offset, slot, index), i64);
@@ -542,14 +547,14 @@ SmallVector<Value*, 4> Interchanger::prefetch_decide(Plan& p, IRBuilder<>& b, Sl
     // depend on an undefined value.
     wanted.push_back(b.CreateFreeze(b.CreateAnd(far, b.CreateICmpULT(span, b.getInt64(kPrefetchSpan))), "pf.wanted"));
   }
-  return wanted;
+  return decided;
 }
 
-void Interchanger::prefetch_lines(Plan& p, IRBuilder<>& b, ArrayRef<Value*> wanted,
+void Interchanger::prefetch_lines(Plan& p, IRBuilder<>& b, const Prefetches& decided,
                                   const DenseMap<PHINode*, PHINode*>& offset, SlotFn slot, IndexFn index) {
   LLVMContext& ctx = f_.getContext();
   Type* i64 = b.getInt64Ty();
-  Value* bound = p.cond->getOperand(0) == p.next ? p.cond->getOperand(1) : p.cond->getOperand(0);
+  ArrayRef<Value*> wanted = decided.wanted;
   for (size_t k = 0; k < wanted.size(); ++k) {
     auto [pointer, writes] = p.ahead[k];
     BasicBlock* where = BasicBlock::Create(ctx, "pf.where", &f_);
@@ -557,9 +562,8 @@ void Interchanger::prefetch_lines(Plan& p, IRBuilder<>& b, ArrayRef<Value*> want
     BasicBlock* done = BasicBlock::Create(ctx, "pf.done", &f_);
     b.CreateCondBr(wanted[k], where, done);
     b.SetInsertPoint(where);
-    Value* last = b.CreateSub(bound, ConstantInt::get(bound->getType(), 1));
     Value* from = prefetch_address(p, b, pointer, p.first, kPrefetchRounds, true, offset, slot, index);
-    Value* to = prefetch_address(p, b, pointer, last, kPrefetchRounds, true, offset, slot, index);
+    Value* to = prefetch_address(p, b, pointer, decided.last, kPrefetchRounds, true, offset, slot, index);
     // At most kPrefetchSpan bytes, whatever the addresses do from round to round.
     Value* span = b.CreateBinaryIntrinsic(
         Intrinsic::umin, b.CreateFreeze(b.CreateSub(b.CreatePtrToInt(to, i64), b.CreatePtrToInt(from, i64))),
@@ -661,8 +665,7 @@ void Interchanger::transform(Plan& p) {
   // thread is inside the loop (counted first when there are such loads).
   BasicBlock* first_round = rounds;
   b.SetInsertPoint(rounds);
-  auto slot_of = [&](Value* v, Value* at, IRBuilder<>& ib) { return slot(v, at, ib); };
-  SmallVector<Value*, 4> prefetch = prefetch_decide(p, b, slot_of, index);
+  Prefetches prefetch = prefetch_decide(p, b, slot, index);
   if (p.hoisted.empty()) {
     b.CreateBr(round);
   } else {
@@ -703,7 +706,7 @@ void Interchanger::transform(Plan& p) {
       once.push_back({load, copy});
     }
   }
-  prefetch_lines(p, b, prefetch, offset, slot_of, index);
+  prefetch_lines(p, b, prefetch, offset, slot, index);
   BasicBlock* round_tail = b.GetInsertBlock();
   b.CreateBr(threads);
   b.SetInsertPoint(threads);
