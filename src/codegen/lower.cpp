@@ -2,6 +2,7 @@
 // The instructions themselves are in lower_instructions.cpp.
 #include "codegen/lower_impl.h"
 #include "codegen/spill_remat.h"
+#include "codegen/uniform_loads.h"
 #include "codegen/thread_interchange.h"
 #include "codegen/warp_indices.h"
 
@@ -787,6 +788,8 @@ Function* FunctionLowering::run() {
   fn_->addParamAttr(0, Attribute::getWithAlignment(ctx(), Align(8)));
   fn_->addDereferenceableParamAttr(1, sizeof(BlockState));
   fn_->addParamAttr(1, Attribute::getWithAlignment(ctx(), Align(8)));
+  // Where loads from the shared window may be read ahead (codegen/uniform_loads.h).
+  fn_->addFnAttr(kStaticSharedAttribute, std::to_string(info_.static_shared_bytes));
   begin->setName("begin");
   end->setName("end");
   resume->setName("resume");

@@ -18,6 +18,7 @@
 #include <llvm/IR/Metadata.h>
 
 #include "codegen/block_state.h"
+#include "codegen/uniform_loads.h"
 
 namespace mimic::codegen {
 
@@ -269,6 +270,8 @@ private:
     if (auto* l = dyn_cast<LoadInst>(&i)) {
       if (auto key = spill_key(i))
         return divergent_slots_.count(key->second) != 0;
+      if (l->getMetadata(kUniformMetadata)) // read once per row (codegen/uniform_loads.h)
+        return divergent_.contains(l->getPointerOperand());
       return !l->isSimple() || !l->hasMetadata(LLVMContext::MD_invariant_load) ||
              divergent_.contains(l->getPointerOperand());
     }

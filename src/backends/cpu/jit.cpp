@@ -46,6 +46,7 @@
 #include "codegen/parallel_loops.h"
 #include "codegen/thread_interchange.h"
 #include "codegen/spill_remat.h"
+#include "codegen/uniform_loads.h"
 #include "codegen/warp_indices.h"
 #include "codegen/lower.h"
 #include "codegen/texture_abi.h"
@@ -136,6 +137,11 @@ void define_special_registers(llvm::Module& m) {
   llvm::LLVMContext& c = m.getContext();
   f->setLinkage(llvm::GlobalValue::InternalLinkage);
   f->addFnAttr(llvm::Attribute::AlwaysInline);
+  // It only reads the block state (so a thread loop's special registers write nothing).
+  f->setOnlyAccessesArgMemory();
+  f->setOnlyReadsMemory();
+  f->setWillReturn();
+  f->setDoesNotThrow();
   llvm::Value* block = f->getArg(0);
   llvm::Value* t = f->getArg(1);
   llvm::Value* which = f->getArg(2);
@@ -240,6 +246,7 @@ void optimise(llvm::Module& m) {
   {
     llvm::FunctionPassManager first;
     first.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
+    first.addPass(codegen::HoistUniformLoads());
     first.addPass(codegen::RematerialiseSpills());
     first.addPass(codegen::WarpIndices());
     mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(first)));
