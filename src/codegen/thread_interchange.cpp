@@ -888,10 +888,17 @@ void Interchanger::transform(Plan& p) {
 
 } // namespace
 
+// Thread loops are also marked for vectorisation (as `#pragma clang loop vectorize(enable)`
+// would): the vectoriser's legality checks still apply, but it no longer weighs the run-time
+// checks it needs (the 32-bit shared-memory offsets not wrapping) against a trip count it
+// cannot see, which made it ask for 32 or 40 threads in a row before entering the vector
+// loop; a row of a 16x16 block (sgemm's tile loads) then ran the scalar loop.
 void mark_thread_loop(Instruction* back_edge) {
   LLVMContext& ctx = back_edge->getContext();
   Metadata* property = MDNode::get(ctx, MDString::get(ctx, kThreadLoopProperty));
-  MDNode* id = MDNode::getDistinct(ctx, {nullptr, property});
+  Metadata* enable = MDNode::get(ctx, {MDString::get(ctx, "llvm.loop.vectorize.enable"),
+                                       ConstantAsMetadata::get(ConstantInt::getTrue(ctx))});
+  MDNode* id = MDNode::getDistinct(ctx, {nullptr, property, enable});
   id->replaceOperandWith(0, id);
   back_edge->setMetadata(LLVMContext::MD_loop, id);
 }

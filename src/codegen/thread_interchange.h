@@ -33,7 +33,7 @@ class Loop;
 
 namespace mimic::codegen {
 
-// Marks `back_edge` (a thread loop's latch branch) as a thread loop's.
+// Marks `back_edge` (a thread loop's latch branch) as a thread loop's, to be vectorised.
 void mark_thread_loop(llvm::Instruction* back_edge);
 bool is_thread_loop(const llvm::Loop& loop);
 // MIMIC_INTERCHANGE=0 turns the pass off (for comparisons); the JIT cache keys on it.
