@@ -12,10 +12,13 @@
 #include <functional>
 #include <set>
 #include <cstddef>
+#include <cstdlib>
 
 #include <llvm/ADT/BitVector.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/CFG.h>
+#include <llvm/IR/DiagnosticHandler.h>
+#include <llvm/IR/DiagnosticInfo.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/MDBuilder.h>
 
@@ -1243,9 +1246,27 @@ void FunctionLowering::return_from_function() {
 
 // ---------------------------------------------------------------- module
 
+namespace {
+
+// LLVM's warnings and remarks about the code Mimic made (a thread loop marked for
+// vectorisation that could not be: "loop not vectorized") are not the application's: they
+// stay off its standard error, unless MIMIC_LLVM_OPTIONS is set (studying the code, where
+// -pass-remarks asks for them). Errors print as LLVM prints them.
+struct QuietDiagnostics final : DiagnosticHandler {
+  bool handleDiagnostics(const DiagnosticInfo& d) override {
+    if (d.getSeverity() == DS_Error)
+      return false;
+    const char* options = std::getenv("MIMIC_LLVM_OPTIONS");
+    return !(options && *options);
+  }
+};
+
+} // namespace
+
 ModuleLowering::ModuleLowering(const runtime::Program& program, const LowerOptions& options)
     : program_(program), target_(options.target), context_(std::make_unique<LLVMContext>()),
       module_(std::make_unique<Module>("mimic", *context_)) {
+  context_->setDiagnosticHandler(std::make_unique<QuietDiagnostics>());
   for (const auto& m : program.modules)
     for (const ptx::TopLevel& item : m->items)
       if (item.kind == ptx::DirectiveKind::Var && item.var->space == ptx::Modifier::Shared)
