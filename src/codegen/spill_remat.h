@@ -21,6 +21,11 @@
 // first (jump threading), the saves left no longer tell what the slot holds.
 #pragma once
 
+#include <cstdint>
+#include <optional>
+#include <utility>
+
+#include <llvm/IR/Instruction.h>
 #include <llvm/IR/PassManager.h>
 
 namespace mimic::codegen {
@@ -35,6 +40,9 @@ inline constexpr const char* kSlotMetadata = "mimic.slot";
 inline constexpr const char* kRowMetadata = "mimic.row";
 // On the branch from a thread loop's latch back to its head.
 inline constexpr const char* kThreadLatchMetadata = "mimic.thread.latch";
+
+// A save's or restore's `!mimic.spill` operands: (split point, slot).
+std::optional<std::pair<uint32_t, uint32_t>> spill_key(const llvm::Instruction& i);
 
 struct RematerialiseSpills : llvm::PassInfoMixin<RematerialiseSpills> {
   llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager& am);

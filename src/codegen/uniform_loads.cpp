@@ -44,13 +44,6 @@ bool shared_offset(Value* address, Argument* block, const DataLayout& dl, int64_
 // restored register is whatever its slot's saves store.
 using Saves = DenseMap<uint64_t, SmallVector<Value*, 2>>;
 
-std::optional<uint64_t> slot_of(const Instruction& i) {
-  MDNode* md = i.getMetadata(kSpillMetadata);
-  if (!md || md->getNumOperands() != 2)
-    return std::nullopt;
-  auto* slot = mdconst::dyn_extract<ConstantInt>(md->getOperand(1));
-  return slot ? std::optional<uint64_t>(slot->getZExtValue()) : std::nullopt;
-}
 
 // Whether `v` (an integer or a pointer) is a kernel parameter plus offsets: a sum (add, sub,
 // or, getelementptr) whose terms are a parameter (read from the parameter buffer, or
@@ -67,8 +60,8 @@ bool parameter_plus_offsets(Value* v, Argument* params, const Saves& saves, Smal
   if (!seen.insert(v).second)
     return true; // around a loop: the other way in decides
   if (auto* l = dyn_cast<LoadInst>(v)) {
-    if (auto slot = slot_of(*l)) {
-      auto it = saves.find(*slot);
+    if (auto key = spill_key(*l)) {
+      auto it = saves.find(key->second);
       if (it == saves.end())
         return false;
       for (Value* saved : it->second)
@@ -169,8 +162,8 @@ PreservedAnalyses HoistUniformLoads::run(Function& f, FunctionAnalysisManager& a
   for (BasicBlock& bb : f)
     for (Instruction& i : bb)
       if (auto* s = dyn_cast<StoreInst>(&i))
-        if (auto slot = slot_of(*s))
-          saves[*slot].push_back(s->getValueOperand());
+        if (auto key = spill_key(*s))
+          saves[key->second].push_back(s->getValueOperand());
   bool changed = false;
   MDNode* uniform = MDNode::get(f.getContext(), {});
   for (Loop* loop : thread_loops) {
