@@ -158,6 +158,14 @@ Verdict examine(Loop& l, ScalarEvolution& se) {
           continue;
         }
       }
+      // The same load where unswitching a thread loop on the select's row-invariant
+      // condition (row_unswitch.h) left only the shared-memory arm. An untagged load of
+      // shared memory is otherwise the read half of a shared atomic made plain, whose
+      // untagged store keeps the loop as it is.
+      if (load && in_shared_window(load->getPointerOperand())) {
+        v.accesses.push_back(&i);
+        continue;
+      }
       const SCEV* address = per_thread_address(i, l, se);
       if (!address)
         return fail(&i, "an access that is neither the program's plain one nor a per-thread element");

@@ -24,6 +24,10 @@
 //   - a load or store of the executor's whose address steps by at least its size from
 //     thread to thread (a per-thread element), and no other such access in the loop is a
 //     constant distance from a store of them (thread t writing a[t] and reading a[t+1]);
+//   - a load of shared memory that lost its tag: through a select of a spill slot and a
+//     shared address (SimplifyCFG merged a restore and a load), or of the shared address
+//     alone (row_unswitch.h then picked that arm for the whole loop); the plain loads of
+//     .shared atomics are untagged too, but their untagged stores keep the loop out;
 //   - a lifetime marker.
 // Anything else (an atomic, including the plain read-modify-writes that stand for atomics
 // on .shared memory; a fence; a call; a volatile access; a shuffle's read of another

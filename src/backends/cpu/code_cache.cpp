@@ -15,6 +15,7 @@
 
 #include "code_id.h"
 #include "codegen/parallel_loops.h"
+#include "codegen/row_unswitch.h"
 #include "codegen/thread_interchange.h"
 #include "support/file.h"
 #include "support/log.h"
@@ -143,6 +144,7 @@ std::string cache_key(const runtime::Program& program, bool check_memory) {
   add(codegen::warp_chains_enabled() ? "warp-chains=on" : "warp-chains=off");
   add(codegen::parallel_loops_enabled() ? "parallel-loops=on" : "parallel-loops=off");
   add(codegen::prefetch_enabled() ? "prefetch=on" : "prefetch=off");
+  add(codegen::row_unswitch_enabled() ? "row-unswitch=on" : "row-unswitch=off");
   add(std::to_string(program.modules.size()));
   for (const auto& m : program.modules)
     add(m->source);

@@ -44,6 +44,7 @@
 #include "backends/cpu/worker_pool.h"
 #include "codegen/address_gep.h"
 #include "codegen/parallel_loops.h"
+#include "codegen/row_unswitch.h"
 #include "codegen/thread_interchange.h"
 #include "codegen/spill_remat.h"
 #include "codegen/uniform_loads.h"
@@ -227,6 +228,11 @@ void optimise(llvm::Module& m) {
     standard->registerCallbacks(instrumentation, &mam);
   }
   llvm::PassBuilder pb(tm, tuning, std::nullopt, standard ? &instrumentation : nullptr);
+  // Thread loops get a copy per outcome of their row-invariant conditions (row_unswitch.h),
+  // after the loop pipeline's invariant code motion and induction-variable passes.
+  pb.registerLateLoopOptimizationsEPCallback([](llvm::LoopPassManager& lpm, llvm::OptimizationLevel) {
+    lpm.addPass(codegen::UnswitchThreadLoops());
+  });
   pb.registerVectorizerStartEPCallback([](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) {
     fpm.addPass(codegen::AddressesToGep());
     fpm.addPass(codegen::InterchangeThreadLoops());
