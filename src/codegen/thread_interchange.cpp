@@ -766,7 +766,6 @@ void Interchanger::transform(Plan& p) {
           IRBuilder<> lb(leave);
           for (PHINode& phi : p.inner_exit->phis())
             lb.CreateStore(mapped(m2, phi.getIncomingValueForBlock(original2[copy])), slot(&phi, at2, lb));
-          lb.CreateStore(lb.getInt8(kPast), state_at(at2, lb));
           lb.CreateBr(next_thread);
           leaves.push_back(leave);
         }
@@ -785,6 +784,17 @@ void Interchanger::transform(Plan& p) {
   still->addIncoming(b.getTrue(), iterated);
   for (BasicBlock* leave : leaves)
     still->addIncoming(b.getFalse(), leave);
+  // Every thread's state byte is stored back, changed or not: stored only where a thread
+  // leaves, it becomes a masked vector store, which cannot forward to the next round's
+  // load of the same bytes; that load then waits until the store has left the store
+  // buffer, behind the round's stores of the program's own results (layernorm's last loop,
+  // 10% of its samples on that load). A plain store of the same width forwards.
+  PHINode* state_next = b.CreatePHI(i8, unsigned(2 + leaves.size()), "where.next");
+  state_next->addIncoming(where2, threads);
+  state_next->addIncoming(b.getInt8(kInside), iterated);
+  for (BasicBlock* leave : leaves)
+    state_next->addIncoming(b.getInt8(kPast), leave);
+  b.CreateStore(state_next, state_at(at2, b));
   Value* inside_next = b.CreateAdd(inside, b.CreateZExt(still, b.getInt32Ty()), "inside.next");
   t2->addIncoming(p.first, round_tail);
   next_thread_of(b, t2, threads, round_end);
