@@ -2,18 +2,19 @@
 // that are the same for every thread of the row they run.
 //
 // A thread loop runs the threads of one row of the block (threadIdx.y and .z fixed), so a
-// condition on the row alone (`threadIdx.y == 0`, `y + 1 < rows` for y = blockIdx.y * ny +
-// threadIdx.y, `x < cols && y < rows` where only y is the row's) is invariant in it. Left
-// in place, the vectoriser evaluates it per lane and turns what it guards into masked
-// accesses that every row pays for: stencil's halo loads of the rows above and below run in
-// all eight rows of its 32x8 blocks, its interior test in every lane of every row. Unswitched,
-// each outcome gets a copy of the loop that the vectoriser treats on its own, with the
-// guarded accesses unconditional or gone.
+// condition on the row alone (`threadIdx.y == 0`, `y < rows` for y = blockIdx.y * ny +
+// threadIdx.y; in `x < cols && y < rows` the second half) is invariant in it. Left in
+// place, the vectoriser evaluates it per lane and masks what it guards in every row
+// (transpose's and sgemm's tile accesses under `y < rows`, stencil's interior test on y).
+// Unswitched, each outcome gets a copy of the loop that the vectoriser treats on its own,
+// with the guarded accesses unconditional or gone.
 //
 // LLVM's SimpleLoopUnswitch does the work (its non-trivial unswitching, which clang's -O2
-// leaves off; its cost limit bounds how much code a loop may grow). Only thread loops get
-// it: the program's own loops keep -O2's trivial unswitching, which does not copy code (the
-// full non-trivial unswitching made scan's loops slower and cost compile time).
+// leaves off). Its cost limit (unswitch-threshold, 50) bounds the copies: stencil's halo
+// rows (`threadIdx.y == 0 && y > 0`) stay masked; at 300 they are unswitched too, but
+// transpose's four unrolled `y + j < rows` tests make up to 16 copies and its first launch
+// takes three times as long. Only thread loops get it: the program's own loops keep -O2's
+// trivial unswitching, which copies no code.
 #pragma once
 
 #include <llvm/Analysis/LoopAnalysisManager.h>
