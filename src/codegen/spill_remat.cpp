@@ -24,7 +24,7 @@ namespace mimic::codegen {
 
 using namespace llvm;
 
-std::optional<std::pair<uint32_t, uint32_t>> spill_key(const Instruction& i) {
+std::optional<SpillKey> spill_key(const Instruction& i) {
   MDNode* md = i.getMetadata(kSpillMetadata);
   if (!md || md->getNumOperands() != 2)
     return std::nullopt;
@@ -32,7 +32,7 @@ std::optional<std::pair<uint32_t, uint32_t>> spill_key(const Instruction& i) {
   auto* slot = mdconst::dyn_extract<ConstantInt>(md->getOperand(1));
   if (!split || !slot)
     return std::nullopt;
-  return std::pair{uint32_t(split->getZExtValue()), uint32_t(slot->getZExtValue())};
+  return SpillKey{uint32_t(split->getZExtValue()), uint32_t(slot->getZExtValue())};
 }
 
 namespace {
@@ -40,7 +40,7 @@ namespace {
 // The most instructions computed again for one restored value.
 constexpr unsigned kBudget = 24;
 
-using Key = std::pair<uint32_t, uint32_t>; // split point, slot
+using Key = SpillKey;
 
 // The thread index a save or restore addresses its slot with (its thread loop's):
 // `getelementptr T, base, zext t`.

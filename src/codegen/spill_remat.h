@@ -42,7 +42,8 @@ inline constexpr const char* kRowMetadata = "mimic.row";
 inline constexpr const char* kThreadLatchMetadata = "mimic.thread.latch";
 
 // A save's or restore's `!mimic.spill` operands: (split point, slot).
-std::optional<std::pair<uint32_t, uint32_t>> spill_key(const llvm::Instruction& i);
+using SpillKey = std::pair<uint32_t, uint32_t>;
+std::optional<SpillKey> spill_key(const llvm::Instruction& i);
 
 struct RematerialiseSpills : llvm::PassInfoMixin<RematerialiseSpills> {
   llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager& am);

@@ -779,11 +779,6 @@ void Interchanger::transform(Plan& p) {
       b.CreateStore(mapped(m2, phi->getIncomingValueForBlock(p.inner_latch)), slot(phi, at2, b));
   b.CreateBr(next_thread);
   b.SetInsertPoint(next_thread);
-  PHINode* still = b.CreatePHI(b.getInt1Ty(), unsigned(2 + leaves.size()), "still");
-  still->addIncoming(b.getFalse(), threads);
-  still->addIncoming(b.getTrue(), iterated);
-  for (BasicBlock* leave : leaves)
-    still->addIncoming(b.getFalse(), leave);
   // Every thread's state byte is stored back, changed or not: stored only where a thread
   // leaves, it becomes a masked vector store, which cannot forward to the next round's
   // load of the same bytes; that load then waits until the store has left the store
@@ -795,6 +790,7 @@ void Interchanger::transform(Plan& p) {
   for (BasicBlock* leave : leaves)
     state_next->addIncoming(b.getInt8(kPast), leave);
   b.CreateStore(state_next, state_at(at2, b));
+  Value* still = b.CreateICmpEQ(state_next, b.getInt8(kInside), "still");
   Value* inside_next = b.CreateAdd(inside, b.CreateZExt(still, b.getInt32Ty()), "inside.next");
   t2->addIncoming(p.first, round_tail);
   next_thread_of(b, t2, threads, round_end);

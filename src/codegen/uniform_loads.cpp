@@ -44,7 +44,6 @@ bool shared_offset(Value* address, Argument* block, const DataLayout& dl, int64_
 // restored register is whatever its slot's saves store.
 using Saves = DenseMap<uint64_t, SmallVector<Value*, 2>>;
 
-
 // Whether `v` (an integer or a pointer) is a kernel parameter plus offsets: a sum (add, sub,
 // or, getelementptr) whose terms are a parameter (read from the parameter buffer, or
 // restored from a spill slot whose saves all are such sums) and values that are not
