@@ -33,6 +33,7 @@
 #include <llvm/TargetParser/Host.h>
 
 #include "backends/cpu/code_cache.h"
+#include "backends/cpu/vector_width.h"
 #endif
 #ifdef MIMIC_HAVE_AMDGPU
 #include "backends/amdgpu/probe.h"
@@ -418,9 +419,14 @@ void check_cpu(Report& report) {
   for (const char* f : {"sse4.2", "avx", "avx2", "avx512f"})
     if (features.lookup(f)) vector = f;
   bool fma = features.lookup("fma");
+  // The width kernels are compiled for (vector_width.h): 0 is LLVM's choice for the CPU.
+  std::string width = cpu::preferred_vector_bits() ? format("%u-bit vectors", cpu::preferred_vector_bits())
+                                                  : "LLVM's vector width for it";
+  if (getenv("MIMIC_VECTOR_BITS")) width += " (MIMIC_VECTOR_BITS)";
   report.add("CPU backend", Mark::Ok,
-             format("x86-64 %s, widest vectors %s%s, %u hardware threads, %s", llvm::sys::getHostCPUName().str().c_str(),
-                    vector.c_str(), fma ? " + FMA" : "", cores, threads.c_str()));
+             format("x86-64 %s, widest vectors %s%s, kernels use %s, %u hardware threads, %s",
+                    llvm::sys::getHostCPUName().str().c_str(), vector.c_str(), fma ? " + FMA" : "", width.c_str(),
+                    cores, threads.c_str()));
   if (!features.lookup("avx2"))
     report.add("CPU vectors", Mark::Warn, "no AVX2: kernels run, but several times slower than on AVX2 machines",
                "nothing to fix; a CPU with AVX2 or AVX-512 runs Mimic's kernels much faster");

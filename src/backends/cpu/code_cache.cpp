@@ -13,6 +13,7 @@
 #include <llvm/Support/BLAKE3.h>
 #include <llvm/TargetParser/Host.h>
 
+#include "backends/cpu/vector_width.h"
 #include "code_id.h"
 #include "codegen/parallel_loops.h"
 #include "codegen/row_unswitch.h"
@@ -145,6 +146,7 @@ std::string cache_key(const runtime::Program& program, bool check_memory) {
   add(codegen::parallel_loops_enabled() ? "parallel-loops=on" : "parallel-loops=off");
   add(codegen::prefetch_enabled() ? "prefetch=on" : "prefetch=off");
   add(codegen::row_unswitch_enabled() ? "row-unswitch=on" : "row-unswitch=off");
+  add("vector-bits=" + std::to_string(preferred_vector_bits()));
   add(std::to_string(program.modules.size()));
   for (const auto& m : program.modules)
     add(m->source);

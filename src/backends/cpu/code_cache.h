@@ -5,7 +5,8 @@
 //
 // An entry is keyed by a BLAKE3 hash of the program's PTX, MIMIC_CODE_ID (a hash of the
 // code generator's sources), the LLVM version, the host CPU and its features, and the
-// options that change the generated code (MIMIC_CHECK=memory). Entries are written to a
+// options that change the generated code (MIMIC_CHECK=memory, the vector width, the
+// MIMIC_* switches of the code generator's passes). Entries are written to a
 // temporary file and renamed into place, so concurrent processes see an entry whole or not
 // at all; each carries a checksum, and one that does not verify is ignored and replaced.
 //

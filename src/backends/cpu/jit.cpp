@@ -40,6 +40,7 @@
 
 #include "backends/cpu/check.h"
 #include "backends/cpu/code_cache.h"
+#include "backends/cpu/vector_width.h"
 #include "backends/cpu/matrix.h"
 #include "backends/cpu/worker_pool.h"
 #include "codegen/address_gep.h"
@@ -208,10 +209,12 @@ void optimise(llvm::Module& m) {
     m.setDataLayout(tm->createDataLayout());
     m.setTargetTriple(tm->getTargetTriple());
     std::string cpu = tm->getTargetCPU().str(), features = tm->getTargetFeatureString().str();
+    const unsigned vector_bits = preferred_vector_bits(); // vector_width.h
     for (llvm::Function& f : m)
       if (!f.isDeclaration()) {
         f.addFnAttr("target-cpu", cpu);
         f.addFnAttr("target-features", features);
+        if (vector_bits) f.addFnAttr("prefer-vector-width", std::to_string(vector_bits));
       }
   }
   // The thread loops are the kernels' parallel loops: vectorise and unroll them.
