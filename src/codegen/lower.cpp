@@ -1061,12 +1061,27 @@ void FunctionLowering::chain_in_step() {
   for (BasicBlock& bb : *fn_)
     if (auto* sw = dyn_cast<SwitchInst>(bb.getTerminator()); sw && sw->getCondition() == resume && sw != chain_dispatch_)
       sw->setDefaultDest(unknown);
-  // The resume point becomes a φ of the call's own and the one the chain goes on from.
+  // The resume point and the range of threads become φs of the call's own and the ones
+  // the chain goes on with.
   BasicBlock* entry = &fn_->getEntryBlock();
   BasicBlock* header = entry->splitBasicBlock(entry->getTerminator(), "chain");
-  PHINode* point = PHINode::Create(i32, 2, "point", header->begin());
+  PHINode* point = PHINode::Create(i32, 4, "point", header->begin());
+  PHINode* range_begin = PHINode::Create(i32, 4, "range_begin", header->begin());
+  PHINode* range_end = PHINode::Create(i32, 4, "range_end", header->begin());
   point->addIncoming(resume, entry);
-  resume->replaceUsesWithIf(point, [&](Use& u) { return u.getUser() != point; });
+  range_begin->addIncoming(begin, entry);
+  range_end->addIncoming(end, entry);
+  auto past_entry = [&](PHINode* phi) {
+    return [phi, entry](Use& u) {
+      auto* user = dyn_cast<Instruction>(u.getUser());
+      return user != phi && !(user && user->getParent() == entry);
+    };
+  };
+  resume->replaceUsesWithIf(point, past_entry(point));
+  begin->replaceUsesWithIf(range_begin, past_entry(range_begin));
+  end->replaceUsesWithIf(range_end, past_entry(range_end));
+  begin = range_begin;
+  end = range_end;
 
   done->getTerminator()->eraseFromParent();
   BasicBlock* exit = BasicBlock::Create(ctx(), "chain_exit", fn_);
@@ -1075,6 +1090,7 @@ void FunctionLowering::chain_in_step() {
   BasicBlock* barrier_check = BasicBlock::Create(ctx(), "chain_barrier", fn_);
   BasicBlock* warp_check = BasicBlock::Create(ctx(), "chain_warp", fn_);
   BasicBlock* again = BasicBlock::Create(ctx(), "chain_again", fn_);
+  BasicBlock* general = BasicBlock::Create(ctx(), "chain_block", fn_);
   IRBuilder<> b(done);
   auto field = [&](size_t offset, Type* type) { return block_field(b, offset, type); };
   Value* n = field(offsetof(BlockState, nthreads), i32);
@@ -1108,14 +1124,14 @@ void FunctionLowering::chain_in_step() {
     bad->addIncoming(bad_next, loop);
     b.CreateCondBr(b.CreateICmpULT(t_next, end), loop, tail);
     b.SetInsertPoint(tail);
-    b.CreateCondBr(b.CreateICmpEQ(bad_next, b.getInt32(0)), ok, exit);
+    b.CreateCondBr(b.CreateICmpEQ(bad_next, b.getInt32(0)), ok, general);
   };
   // Barrier: the whole block, the same id everywhere, for every thread (count 0).
   b.SetInsertPoint(barrier_check);
   Value* word = b.CreateLoad(i32, barrier);
   BasicBlock* barrier_scan = BasicBlock::Create(ctx(), "chain_barrier_scan", fn_);
   Value* whole = b.CreateAnd(b.CreateICmpEQ(begin, b.getInt32(0)), b.CreateICmpEQ(end, n));
-  b.CreateCondBr(b.CreateAnd(whole, b.CreateICmpULT(word, b.getInt32(0x100))), barrier_scan, exit);
+  b.CreateCondBr(b.CreateAnd(whole, b.CreateICmpULT(word, b.getInt32(0x100))), barrier_scan, general);
   all_threads(barrier_scan, "chain_barrier_loop", [&](IRBuilder<>& bb, Value* t) {
     return bb.CreateOr(bb.CreateXor(at(bb, next, t), stop), bb.CreateXor(at(bb, barrier, t), word));
   }, again);
@@ -1124,7 +1140,7 @@ void FunctionLowering::chain_in_step() {
   b.SetInsertPoint(warp_check);
   BasicBlock* warp_scan = BasicBlock::Create(ctx(), "chain_warp_scan", fn_);
   BasicBlock* release = BasicBlock::Create(ctx(), "chain_release", fn_);
-  b.CreateCondBr(b.CreateICmpEQ(b.CreateAnd(b.CreateOr(begin, end), 31), b.getInt32(0)), warp_scan, exit);
+  b.CreateCondBr(b.CreateICmpEQ(b.CreateAnd(b.CreateOr(begin, end), 31), b.getInt32(0)), warp_scan, general);
   all_threads(warp_scan, "chain_warp_loop", [&](IRBuilder<>& bb, Value* t) {
     return bb.CreateOr(bb.CreateXor(at(bb, next, t), stop), bb.CreateNot(at(bb, barrier, t)));
   }, release);
@@ -1144,6 +1160,147 @@ void FunctionLowering::chain_in_step() {
   b.CreateStore(begin, thread_);
   b.CreateBr(header);
   point->addIncoming(stop, again);
+  range_begin->addIncoming(begin, again);
+  range_end->addIncoming(end, again);
+  chain_whole_block(general, exit, header, point, range_begin, range_end);
+}
+
+// The chain's look at the whole block, when the threads the call ran did not all stop at
+// one point that lets them go on. `if (warp == 0) { shuffles }` between two barriers
+// leaves warp 0 at a shuffle and the other warps at the second barrier; warp 0 then stops
+// at that barrier by itself. As the executor would (jit.cpp run_block), whole warps whose
+// every lane waits at one warp operation with a full member mask go on first (while the
+// others wait at a barrier or have ended), and when every thread of the block waits at
+// one full barrier (count 0, one id), the block goes on from it. The block is read as at
+// most two runs of threads: those that stopped as its first thread did (same point and
+// barrier word) from thread 0 on, and those that stopped as its last thread did up to the
+// end; one pass over next[] and barrier[], branch-free (it vectorises), counts and bounds
+// them. Anything else (threads that exited while others wait, a third kind of stop, a run
+// of warps in the middle, partial warps, counted barriers, other kinds of split) returns
+// to the executor, and so does a call the executor made for some warps only.
+void FunctionLowering::chain_whole_block(BasicBlock* general, BasicBlock* exit, BasicBlock* header, PHINode* point,
+                                         PHINode* range_begin, PHINode* range_end) {
+  IRBuilder<> b(general);
+  Type* i32 = b.getInt32Ty();
+  Type* i64 = b.getInt64Ty();
+  Type* ptr = b.getPtrTy();
+  // Which split points are barriers and which warp operations, as bits of the point
+  // (next[t] is the split's index + 1; kThreadExited and the stop codes are past 63).
+  if (splits.size() >= 63) {
+    b.CreateBr(exit);
+    return;
+  }
+  uint64_t barrier_bits = 0, warp_bits = 0;
+  for (size_t k = 0; k < splits.size(); ++k) {
+    if (splits[k] == SplitKind::Barrier) barrier_bits |= uint64_t(1) << (k + 1);
+    if (splits[k] == SplitKind::Warp) warp_bits |= uint64_t(1) << (k + 1);
+  }
+  auto field = [&](size_t offset, Type* type) { return block_field(b, offset, type); };
+  auto at = [&](Value* array, Value* t) { return b.CreateLoad(i32, b.CreateGEP(i32, array, b.CreateZExt(t, i64))); };
+  Value* n = field(offsetof(BlockState, nthreads), i32);
+  Value* next = field(offsetof(BlockState, next), ptr);
+  Value* barrier = field(offsetof(BlockState, barrier), ptr);
+  BasicBlock* loop = BasicBlock::Create(ctx(), "chain_block_loop", fn_);
+  BasicBlock* tail = BasicBlock::Create(ctx(), "chain_block_end", fn_);
+  BasicBlock* scan = BasicBlock::Create(ctx(), "chain_block_scan", fn_);
+  // Only a call the executor made for the whole block may go on with threads outside
+  // the range the chain ran last: the executor then reads every warp's stop from next[]
+  // when the call returns. After a call for some warps, it holds the others' states.
+  Value* whole_call = b.CreateAnd(b.CreateICmpEQ(fn_->getArg(2), b.getInt32(0)), b.CreateICmpEQ(fn_->getArg(3), n));
+  b.CreateCondBr(b.CreateAnd(whole_call, b.CreateICmpNE(n, b.getInt32(0))), scan, exit);
+  b.SetInsertPoint(scan);
+  Value* last_thread = b.CreateSub(n, b.getInt32(1));
+  Value* first_point = at(next, b.getInt32(0));
+  Value* first_word = at(barrier, b.getInt32(0));
+  Value* last_point = at(next, last_thread);
+  Value* last_word = at(barrier, last_thread);
+  b.CreateBr(loop);
+  b.SetInsertPoint(loop);
+  PHINode* t = b.CreatePHI(i32, 2, "t");
+  PHINode* first_count = b.CreatePHI(i32, 2, "first_count"); // threads stopped as thread 0
+  PHINode* first_end = b.CreatePHI(i32, 2, "first_end");     // the last of them + 1
+  PHINode* last_count = b.CreatePHI(i32, 2, "last_count");   // threads stopped as thread n - 1
+  PHINode* last_begin = b.CreatePHI(i32, 2, "last_begin");   // the first of them
+  t->addIncoming(b.getInt32(0), scan);
+  first_count->addIncoming(b.getInt32(0), scan);
+  first_end->addIncoming(b.getInt32(0), scan);
+  last_count->addIncoming(b.getInt32(0), scan);
+  last_begin->addIncoming(n, scan);
+  Value* stop = at(next, t);
+  Value* word = at(barrier, t);
+  Value* as_first = b.CreateAnd(b.CreateICmpEQ(stop, first_point), b.CreateICmpEQ(word, first_word));
+  Value* as_last = b.CreateAnd(b.CreateICmpEQ(stop, last_point), b.CreateICmpEQ(word, last_word));
+  Value* t_next = b.CreateAdd(t, b.getInt32(1));
+  Value* first_count_next = b.CreateAdd(first_count, b.CreateZExt(as_first, i32));
+  Value* last_count_next = b.CreateAdd(last_count, b.CreateZExt(as_last, i32));
+  Value* first_end_next = b.CreateBinaryIntrinsic(Intrinsic::umax, first_end, b.CreateSelect(as_first, t_next, b.getInt32(0)));
+  Value* last_begin_next = b.CreateBinaryIntrinsic(Intrinsic::umin, last_begin, b.CreateSelect(as_last, t, n));
+  t->addIncoming(t_next, loop);
+  first_count->addIncoming(first_count_next, loop);
+  first_end->addIncoming(first_end_next, loop);
+  last_count->addIncoming(last_count_next, loop);
+  last_begin->addIncoming(last_begin_next, loop);
+  b.CreateCondBr(b.CreateICmpULT(t_next, n), loop, tail);
+  // Each run is whole when its count is its extent: the first from 0, the last to n.
+  b.SetInsertPoint(tail);
+  auto kind = [&](Value* p, uint64_t bits) {
+    Value* bit = b.CreateShl(b.getInt64(1), b.CreateZExt(b.CreateAnd(p, b.getInt32(63)), i64));
+    return b.CreateAnd(b.CreateICmpULT(p, b.getInt32(64)),
+                       b.CreateICmpNE(b.CreateAnd(bit, b.getInt64(bits)), b.getInt64(0)));
+  };
+  auto full_barrier = [&](Value* p, Value* w) { return b.CreateAnd(kind(p, barrier_bits), b.CreateICmpULT(w, b.getInt32(0x100))); };
+  auto full_warps = [&](Value* p, Value* w) { return b.CreateAnd(kind(p, warp_bits), b.CreateICmpEQ(w, b.getInt32(~0u))); };
+  auto aligned = [&](Value* v) { return b.CreateICmpEQ(b.CreateAnd(v, b.getInt32(31)), b.getInt32(0)); };
+  Value* one_run = b.CreateICmpEQ(first_count_next, n); // every thread stopped as thread 0
+  Value* two_runs = b.CreateAnd({b.CreateICmpEQ(first_end_next, first_count_next),
+                                 b.CreateICmpEQ(last_begin_next, b.CreateSub(n, last_count_next)),
+                                 b.CreateICmpEQ(b.CreateAdd(first_count_next, last_count_next), n)});
+  Value* split = first_count_next; // where the last run starts
+  // The block goes on from one barrier; or warps go on from their operation: all of them
+  // (one run), the first run before the barrier's, or the last run after it.
+  Value* all_at_barrier = b.CreateAnd(one_run, full_barrier(first_point, first_word));
+  Value* all_warps = b.CreateAnd({one_run, full_warps(first_point, first_word), aligned(n)});
+  // The other run may also have ended (reduce's last warp shuffles while the rest exited).
+  auto waits_or_ended = [&](Value* p, Value* w) {
+    return b.CreateOr(full_barrier(p, w), b.CreateICmpEQ(p, b.getInt32(kThreadExited)));
+  };
+  Value* first_warps = b.CreateAnd({two_runs, full_warps(first_point, first_word), waits_or_ended(last_point, last_word),
+                                    aligned(split)});
+  Value* last_warps = b.CreateAnd({two_runs, waits_or_ended(first_point, first_word), full_warps(last_point, last_word),
+                                   aligned(split), aligned(n)});
+  BasicBlock* all = BasicBlock::Create(ctx(), "chain_block_barrier", fn_);
+  BasicBlock* release = BasicBlock::Create(ctx(), "chain_block_release", fn_);
+  BasicBlock* warps = BasicBlock::Create(ctx(), "chain_block_warps", fn_);
+  b.CreateCondBr(all_at_barrier, all, warps);
+  b.SetInsertPoint(warps);
+  Value* lo = b.CreateSelect(first_warps, b.getInt32(0), split);
+  Value* hi = b.CreateSelect(first_warps, split, n);
+  lo = b.CreateSelect(all_warps, b.getInt32(0), lo);
+  hi = b.CreateSelect(all_warps, n, hi);
+  Value* warp_point = b.CreateSelect(last_warps, last_point, first_point);
+  b.CreateCondBr(b.CreateOr({all_warps, first_warps, last_warps}), release, exit);
+  // The warps at their operation go on, released as the executor releases them.
+  b.SetInsertPoint(release);
+  Value* first = b.CreateZExt(lo, i64);
+  Value* lanes = b.CreateZExt(b.CreateSub(hi, lo), i64);
+  auto array = [&](size_t offset, Type* element) { return b.CreateGEP(element, field(offset, ptr), first); };
+  b.CreateMemSet(array(offsetof(BlockState, warp_mask), i32), b.getInt8(0xff), b.CreateShl(lanes, 2), Align(4));
+  b.CreateMemCpy(array(offsetof(BlockState, released), i64), Align(8), array(offsetof(BlockState, exchange), i64),
+                 Align(8), b.CreateShl(lanes, 3));
+  b.CreateMemCpy(array(offsetof(BlockState, shfl_released), i32), Align(4),
+                 array(offsetof(BlockState, shfl_exchange), i32), Align(4), b.CreateShl(lanes, 2));
+  b.CreateStore(lo, thread_);
+  b.CreateBr(header);
+  point->addIncoming(warp_point, release);
+  range_begin->addIncoming(lo, release);
+  range_end->addIncoming(hi, release);
+  // Every thread at the one barrier: the block goes on from it.
+  b.SetInsertPoint(all);
+  b.CreateStore(b.getInt32(0), thread_);
+  b.CreateBr(header);
+  point->addIncoming(first_point, all);
+  range_begin->addIncoming(b.getInt32(0), all);
+  range_end->addIncoming(n, all);
 }
 
 // A .func: `void @f(ptr %argv, ptr %retv, ptr %block, i32 %thread, i64 %sp)`, where argv

@@ -15,8 +15,10 @@
 # compiled for the CPU: each run of shuffles is one warp chain (codegen/warp_chain.cpp),
 # computed a warp at a time from the lanes' published registers (32-lane masked loads);
 # the kernel goes on past the barrier and the chains itself when the whole block (or
-# whole warps) got there together (chain_barrier, chain_warp), and no shuffle reads its
-# source lanes by an unconditional gather.
+# whole warps) got there together (chain_barrier, chain_warp), and also when warp 0 alone
+# goes on to its shuffles after the barrier while the other warps end (chain_block_release,
+# tests/cuda/warp_phases.cu), and no shuffle reads its source lanes by an unconditional
+# gather.
 # Behaviour is tested by tests/cuda (warp_shfl, reduce_warp, softmax_layernorm, ...).
 #   warp_chain.sh MIMIC PTX
 set -eu
@@ -28,6 +30,7 @@ fail() { echo "warp_chain.sh: $*" >&2; exit 1; }
 "$mimic" compile --target cpu --emit llvm "$ptx" -o "$out/k.ll"
 grep -q '^chain_barrier' "$out/k.ll" || fail "no in-kernel release of the barrier"
 grep -q '^chain_warp:' "$out/k.ll" || fail "no in-kernel release of the shuffles"
+grep -q '^chain_block_release:' "$out/k.ll" || fail "no in-kernel release of warp 0 alone"
 [ "$(grep -c '^warp_chain_compute' "$out/k.ll")" -eq 2 ] || fail "the two runs of shuffles are not two warp chains"
 [ "$(grep -c 'masked.load.v32' "$out/k.ll")" -ge 2 ] || fail "a warp chain does not read its lanes as one vector"
 ! grep -q 'masked.gather.*splat (i1 true)' "$out/k.ll" || fail "a shuffle reads its source lanes by a gather"
