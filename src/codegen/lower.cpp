@@ -1061,27 +1061,12 @@ void FunctionLowering::chain_in_step() {
   for (BasicBlock& bb : *fn_)
     if (auto* sw = dyn_cast<SwitchInst>(bb.getTerminator()); sw && sw->getCondition() == resume && sw != chain_dispatch_)
       sw->setDefaultDest(unknown);
-  // The resume point and the range of threads become φs of the call's own and the ones
-  // the chain goes on with.
+  // The resume point becomes a φ of the call's own and the one the chain goes on from.
   BasicBlock* entry = &fn_->getEntryBlock();
   BasicBlock* header = entry->splitBasicBlock(entry->getTerminator(), "chain");
-  PHINode* point = PHINode::Create(i32, 4, "point", header->begin());
-  PHINode* range_begin = PHINode::Create(i32, 4, "range_begin", header->begin());
-  PHINode* range_end = PHINode::Create(i32, 4, "range_end", header->begin());
+  PHINode* point = PHINode::Create(i32, 3, "point", header->begin());
   point->addIncoming(resume, entry);
-  range_begin->addIncoming(begin, entry);
-  range_end->addIncoming(end, entry);
-  auto past_entry = [&](PHINode* phi) {
-    return [phi, entry](Use& u) {
-      auto* user = dyn_cast<Instruction>(u.getUser());
-      return user != phi && !(user && user->getParent() == entry);
-    };
-  };
-  resume->replaceUsesWithIf(point, past_entry(point));
-  begin->replaceUsesWithIf(range_begin, past_entry(range_begin));
-  end->replaceUsesWithIf(range_end, past_entry(range_end));
-  begin = range_begin;
-  end = range_end;
+  resume->replaceUsesWithIf(point, [&](Use& u) { return u.getUser() != point; });
 
   done->getTerminator()->eraseFromParent();
   BasicBlock* exit = BasicBlock::Create(ctx(), "chain_exit", fn_);
@@ -1160,9 +1145,7 @@ void FunctionLowering::chain_in_step() {
   b.CreateStore(begin, thread_);
   b.CreateBr(header);
   point->addIncoming(stop, again);
-  range_begin->addIncoming(begin, again);
-  range_end->addIncoming(end, again);
-  chain_whole_block(general, exit, header, point, range_begin, range_end);
+  chain_whole_block(general, exit, header, point);
 }
 
 // The chain's look at the whole block, when the threads the call ran did not all stop at
@@ -1175,11 +1158,11 @@ void FunctionLowering::chain_in_step() {
 // most two runs of threads: those that stopped as its first thread did (same point and
 // barrier word) from thread 0 on, and those that stopped as its last thread did up to the
 // end; one pass over next[] and barrier[], branch-free (it vectorises), counts and bounds
-// them. Anything else (threads that exited while others wait, a third kind of stop, a run
-// of warps in the middle, partial warps, counted barriers, other kinds of split) returns
-// to the executor, and so does a call the executor made for some warps only.
-void FunctionLowering::chain_whole_block(BasicBlock* general, BasicBlock* exit, BasicBlock* header, PHINode* point,
-                                         PHINode* range_begin, PHINode* range_end) {
+// them. The released warps run in a call of their own, and the block is read again when it
+// returns. Anything else (threads that exited while others wait, a third kind of stop, a
+// run of warps in the middle, partial warps, counted barriers, other kinds of split)
+// returns to the executor, and so does a call the executor made for some warps only.
+void FunctionLowering::chain_whole_block(BasicBlock* general, BasicBlock* exit, BasicBlock* header, PHINode* point) {
   IRBuilder<> b(general);
   Type* i32 = b.getInt32Ty();
   Type* i64 = b.getInt64Ty();
@@ -1240,7 +1223,20 @@ void FunctionLowering::chain_whole_block(BasicBlock* general, BasicBlock* exit, 
   first_end->addIncoming(first_end_next, loop);
   last_count->addIncoming(last_count_next, loop);
   last_begin->addIncoming(last_begin_next, loop);
-  b.CreateCondBr(b.CreateICmpULT(t_next, n), loop, tail);
+  BranchInst* back = b.CreateCondBr(b.CreateICmpULT(t_next, n), loop, tail);
+  // Vectorised 8 threads at a time without interleaving: left to the vectoriser, it got an
+  // epilogue loop and interleaved copies, which made first compiles longer for nothing.
+  {
+    LLVMContext& c = ctx();
+    auto option = [&](const char* name, Metadata* value) { return MDNode::get(c, {MDString::get(c, name), value}); };
+    Metadata* on = ConstantAsMetadata::get(b.getTrue());
+    MDNode* id = MDNode::getDistinct(c, {nullptr, option("llvm.loop.vectorize.enable", on),
+                                         option("llvm.loop.vectorize.width", ConstantAsMetadata::get(b.getInt32(8))),
+                                         option("llvm.loop.interleave.count", ConstantAsMetadata::get(b.getInt32(1))),
+                                         MDNode::get(c, {MDString::get(c, "llvm.loop.unroll.disable")})});
+    id->replaceOperandWith(0, id);
+    back->setMetadata(LLVMContext::MD_loop, id);
+  }
   // Each run is whole when its count is its extent: the first from 0, the last to n.
   b.SetInsertPoint(tail);
   auto kind = [&](Value* p, uint64_t bits) {
@@ -1256,14 +1252,13 @@ void FunctionLowering::chain_whole_block(BasicBlock* general, BasicBlock* exit, 
                                  b.CreateICmpEQ(last_begin_next, b.CreateSub(n, last_count_next)),
                                  b.CreateICmpEQ(b.CreateAdd(first_count_next, last_count_next), n)});
   Value* split = first_count_next; // where the last run starts
-  // The block goes on from one barrier; or warps go on from their operation: all of them
-  // (one run), the first run before the barrier's, or the last run after it.
-  Value* all_at_barrier = b.CreateAnd(one_run, full_barrier(first_point, first_word));
-  Value* all_warps = b.CreateAnd({one_run, full_warps(first_point, first_word), aligned(n)});
-  // The other run may also have ended (reduce's last warp shuffles while the rest exited).
+  // The block goes on from one barrier; or the warps of one run go on from their operation
+  // while the other run waits at a barrier or has ended (reduce's warp 0 shuffles after
+  // the other warps exited).
   auto waits_or_ended = [&](Value* p, Value* w) {
     return b.CreateOr(full_barrier(p, w), b.CreateICmpEQ(p, b.getInt32(kThreadExited)));
   };
+  Value* all_at_barrier = b.CreateAnd(one_run, full_barrier(first_point, first_word));
   Value* first_warps = b.CreateAnd({two_runs, full_warps(first_point, first_word), waits_or_ended(last_point, last_word),
                                     aligned(split)});
   Value* last_warps = b.CreateAnd({two_runs, waits_or_ended(first_point, first_word), full_warps(last_point, last_word),
@@ -1275,11 +1270,11 @@ void FunctionLowering::chain_whole_block(BasicBlock* general, BasicBlock* exit, 
   b.SetInsertPoint(warps);
   Value* lo = b.CreateSelect(first_warps, b.getInt32(0), split);
   Value* hi = b.CreateSelect(first_warps, split, n);
-  lo = b.CreateSelect(all_warps, b.getInt32(0), lo);
-  hi = b.CreateSelect(all_warps, n, hi);
-  Value* warp_point = b.CreateSelect(last_warps, last_point, first_point);
-  b.CreateCondBr(b.CreateOr({all_warps, first_warps, last_warps}), release, exit);
-  // The warps at their operation go on, released as the executor releases them.
+  Value* warp_point = b.CreateSelect(first_warps, first_point, last_point);
+  b.CreateCondBr(b.CreateOr(first_warps, last_warps), release, exit);
+  // The warps at their operation go on, released as the executor releases them, in a call
+  // of their own (which returns where they stop, for another look at the block). The
+  // block's own range stays the call's: thread loops keep `end` an argument.
   b.SetInsertPoint(release);
   Value* first = b.CreateZExt(lo, i64);
   Value* lanes = b.CreateZExt(b.CreateSub(hi, lo), i64);
@@ -1289,18 +1284,13 @@ void FunctionLowering::chain_whole_block(BasicBlock* general, BasicBlock* exit, 
                  Align(8), b.CreateShl(lanes, 3));
   b.CreateMemCpy(array(offsetof(BlockState, shfl_released), i32), Align(4),
                  array(offsetof(BlockState, shfl_exchange), i32), Align(4), b.CreateShl(lanes, 2));
-  b.CreateStore(lo, thread_);
-  b.CreateBr(header);
-  point->addIncoming(warp_point, release);
-  range_begin->addIncoming(lo, release);
-  range_end->addIncoming(hi, release);
+  b.CreateCall(fn_, {fn_->getArg(0), fn_->getArg(1), lo, hi, warp_point});
+  b.CreateBr(scan);
   // Every thread at the one barrier: the block goes on from it.
   b.SetInsertPoint(all);
   b.CreateStore(b.getInt32(0), thread_);
   b.CreateBr(header);
   point->addIncoming(first_point, all);
-  range_begin->addIncoming(b.getInt32(0), all);
-  range_end->addIncoming(n, all);
 }
 
 // A .func: `void @f(ptr %argv, ptr %retv, ptr %block, i32 %thread, i64 %sp)`, where argv

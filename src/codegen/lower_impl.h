@@ -175,7 +175,7 @@ private:
   void split_thread_loop(llvm::Value* end);
   void chain_in_step();
   void chain_whole_block(llvm::BasicBlock* general, llvm::BasicBlock* exit, llvm::BasicBlock* header,
-                         llvm::PHINode* point, llvm::PHINode* range_begin, llvm::PHINode* range_end);
+                         llvm::PHINode* point);
   // warp_chain.cpp: runs of shuffles evaluated a warp at a time
   void plan_warp_chains(const ptx::Block& body);
   std::optional<int64_t> constant_register(std::string_view name);
