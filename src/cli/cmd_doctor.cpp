@@ -422,7 +422,7 @@ void check_cpu(Report& report) {
   // The width kernels are compiled for (vector_width.h): 0 is LLVM's choice for the CPU.
   std::string width = cpu::preferred_vector_bits() ? format("%u-bit vectors", cpu::preferred_vector_bits())
                                                   : "LLVM's vector width for it";
-  if (getenv("MIMIC_VECTOR_BITS")) width += " (MIMIC_VECTOR_BITS)";
+  if (const char* env = getenv("MIMIC_VECTOR_BITS"); env && *env) width += " (MIMIC_VECTOR_BITS)";
   report.add("CPU backend", Mark::Ok,
              format("x86-64 %s, widest vectors %s%s, kernels use %s, %u hardware threads, %s",
                     llvm::sys::getHostCPUName().str().c_str(), vector.c_str(), fma ? " + FMA" : "", width.c_str(),

@@ -1033,6 +1033,25 @@ void FunctionLowering::split_thread_loop(Value* end) {
   removeUnreachableBlocks(*fn_);
 }
 
+// Releases threads [lo, hi), whole warps waiting at a warp operation with full member
+// masks, as the executor releases them (jit.cpp run_block): their masks, and the values
+// they published for the operation (exchange, shfl_exchange) where the operation reads
+// them (released, shfl_released).
+void FunctionLowering::release_warps(IRBuilder<>& b, Value* lo, Value* hi) {
+  Type* i32 = b.getInt32Ty();
+  Type* i64 = b.getInt64Ty();
+  Value* first = b.CreateZExt(lo, i64);
+  Value* count = b.CreateZExt(b.CreateSub(hi, lo), i64);
+  auto array = [&](size_t offset, Type* element) {
+    return b.CreateGEP(element, block_field(b, offset, b.getPtrTy()), first);
+  };
+  b.CreateMemSet(array(offsetof(BlockState, warp_mask), i32), b.getInt8(0xff), b.CreateShl(count, 2), Align(4));
+  b.CreateMemCpy(array(offsetof(BlockState, released), i64), Align(8), array(offsetof(BlockState, exchange), i64),
+                 Align(8), b.CreateShl(count, 3));
+  b.CreateMemCpy(array(offsetof(BlockState, shfl_released), i32), Align(4),
+                 array(offsetof(BlockState, shfl_exchange), i32), Align(4), b.CreateShl(count, 2));
+}
+
 // When every thread a call ran stopped at the same warp operation with every lane in its
 // member mask, and the call ran whole warps, or the call ran the whole block and every
 // thread stopped at the same full barrier, the call goes on from there itself, as the
@@ -1130,16 +1149,7 @@ void FunctionLowering::chain_in_step() {
     return bb.CreateOr(bb.CreateXor(at(bb, next, t), stop), bb.CreateNot(at(bb, barrier, t)));
   }, release);
   b.SetInsertPoint(release);
-  Value* first = b.CreateZExt(begin, i64);
-  Value* count = b.CreateZExt(b.CreateSub(end, begin), i64);
-  auto array = [&](size_t offset, Type* element) {
-    return b.CreateGEP(element, field(offset, ptr), first);
-  };
-  b.CreateMemSet(array(offsetof(BlockState, warp_mask), i32), b.getInt8(0xff), b.CreateShl(count, 2), Align(4));
-  b.CreateMemCpy(array(offsetof(BlockState, released), i64), Align(8), array(offsetof(BlockState, exchange), i64),
-                 Align(8), b.CreateShl(count, 3));
-  b.CreateMemCpy(array(offsetof(BlockState, shfl_released), i32), Align(4),
-                 array(offsetof(BlockState, shfl_exchange), i32), Align(4), b.CreateShl(count, 2));
+  release_warps(b, begin, end);
   b.CreateBr(again);
   b.SetInsertPoint(again);
   b.CreateStore(begin, thread_);
@@ -1276,14 +1286,7 @@ void FunctionLowering::chain_whole_block(BasicBlock* general, BasicBlock* exit, 
   // of their own (which returns where they stop, for another look at the block). The
   // block's own range stays the call's: thread loops keep `end` an argument.
   b.SetInsertPoint(release);
-  Value* first = b.CreateZExt(lo, i64);
-  Value* lanes = b.CreateZExt(b.CreateSub(hi, lo), i64);
-  auto array = [&](size_t offset, Type* element) { return b.CreateGEP(element, field(offset, ptr), first); };
-  b.CreateMemSet(array(offsetof(BlockState, warp_mask), i32), b.getInt8(0xff), b.CreateShl(lanes, 2), Align(4));
-  b.CreateMemCpy(array(offsetof(BlockState, released), i64), Align(8), array(offsetof(BlockState, exchange), i64),
-                 Align(8), b.CreateShl(lanes, 3));
-  b.CreateMemCpy(array(offsetof(BlockState, shfl_released), i32), Align(4),
-                 array(offsetof(BlockState, shfl_exchange), i32), Align(4), b.CreateShl(lanes, 2));
+  release_warps(b, lo, hi);
   b.CreateCall(fn_, {fn_->getArg(0), fn_->getArg(1), lo, hi, warp_point});
   b.CreateBr(scan);
   // Every thread at the one barrier: the block goes on from it.

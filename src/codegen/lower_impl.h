@@ -174,6 +174,7 @@ private:
   void insert_spills();
   void split_thread_loop(llvm::Value* end);
   void chain_in_step();
+  void release_warps(llvm::IRBuilder<>& b, llvm::Value* lo, llvm::Value* hi);
   void chain_whole_block(llvm::BasicBlock* general, llvm::BasicBlock* exit, llvm::BasicBlock* header,
                          llvm::PHINode* point);
   // warp_chain.cpp: runs of shuffles evaluated a warp at a time
