@@ -294,6 +294,7 @@ void FunctionLowering::stop_thread(uint32_t code) {
   }
   Value* next = block_field(offsetof(BlockState, next), b_.getPtrTy());
   StoreInst* marker = b_.CreateStore(b_.getInt32(code), b_.CreateGEP(b_.getInt32Ty(), next, thread_index()));
+  stop_markers_.insert(marker);
   if (!is_kernel_) { // exit or trap in a called function: the callers see next[t] and stop too
     b_.CreateRetVoid();
     return;
@@ -301,6 +302,12 @@ void FunctionLowering::stop_thread(uint32_t code) {
   b_.CreateBr(latch_);
   if (code < kThreadStopped)
     split_sites_.push_back({marker, nullptr});
+}
+
+void FunctionLowering::publish_wait(Value* word) {
+  Value* words = block_field(offsetof(BlockState, barrier), b_.getPtrTy());
+  b_.CreateStore(word, b_.CreateGEP(b_.getInt32Ty(), words, thread_index()));
+  published_wait_ = word;
 }
 
 // A split point: the thread stops here; the code that follows is where it resumes.
@@ -315,6 +322,14 @@ unsigned FunctionLowering::split(SplitKind kind) {
     throw LoweringError{"barriers and warp operations inside a function that is not inlined (.func '" +
                         std::string(f_.name) + "') are not supported yet"};
   splits.push_back(kind);
+  // The chain may go on from this point without reading the words when every thread
+  // publishes the same one that lets it: a barrier of the whole block (id < 256, count 0),
+  // a warp operation with every lane in its member mask.
+  auto* word = dyn_cast_or_null<ConstantInt>(published_wait_);
+  published_wait_ = nullptr;
+  const bool full = word && ((kind == SplitKind::Barrier && word->getZExtValue() < 0x100) ||
+                             (kind == SplitKind::Warp && word->getZExtValue() == 0xffffffffu));
+  split_words_.push_back(full ? word : nullptr);
   unsigned k = unsigned(splits.size());
   stop_thread(k);
   BasicBlock* resume = BasicBlock::Create(ctx(), "resume" + std::to_string(k), fn_);
@@ -1022,6 +1037,8 @@ void FunctionLowering::split_thread_loop(Value* end) {
                    cast<BasicBlock>(map[start]), next_row);
     b.SetInsertPoint(next_row);
     b.CreateCondBr(b.CreateICmpULT(b.CreateLoad(b.getInt32Ty(), row_end_), end), rows, done);
+    if (unsigned k = single_stop(region))
+      loop_stops_[next_row] = k;
     b.SetInsertPoint(latch);
     b.CreateStore(b.CreateAdd(b.CreateLoad(b.getInt32Ty(), thread_), b.getInt32(1)), thread_);
     BranchInst* back = b.CreateBr(head);
@@ -1031,6 +1048,28 @@ void FunctionLowering::split_thread_loop(Value* end) {
   }
   // The shared loop is unreachable now.
   removeUnreachableBlocks(*fn_);
+}
+
+// A thread stops where stop_thread left it: the store of its code into next[t] and a
+// branch to the latch. The loop over `region` has one stop when every such block stores
+// the same split point's number, and no other block goes to the latch (a call whose
+// callee ended the thread does, without a store).
+unsigned FunctionLowering::single_stop(const std::vector<BasicBlock*>& region) const {
+  unsigned found = 0;
+  for (BasicBlock* bb : region) {
+    if (!is_contained(successors(bb), latch_))
+      continue;
+    auto* br = dyn_cast<BranchInst>(bb->getTerminator());
+    auto* marker = dyn_cast_or_null<StoreInst>(br ? br->getPrevNode() : nullptr);
+    auto* code = marker && stop_markers_.count(marker) ? dyn_cast<ConstantInt>(marker->getValueOperand()) : nullptr;
+    if (!br || br->isConditional() || !code || code->getZExtValue() == 0 || code->getZExtValue() > splits.size())
+      return 0;
+    const unsigned k = unsigned(code->getZExtValue());
+    if ((found && k != found) || !split_words_[k - 1])
+      return 0;
+    found = k;
+  }
+  return found;
 }
 
 // Releases threads [lo, hi), whole warps waiting at a warp operation with full member
@@ -1050,6 +1089,22 @@ void FunctionLowering::release_warps(IRBuilder<>& b, Value* lo, Value* hi) {
                  Align(8), b.CreateShl(count, 3));
   b.CreateMemCpy(array(offsetof(BlockState, shfl_released), i32), Align(4),
                  array(offsetof(BlockState, shfl_exchange), i32), Align(4), b.CreateShl(count, 2));
+}
+
+// The chain's scans of the threads' stops are vectorised 8 threads at a time without
+// interleaving: left to the vectoriser, they got epilogue loops and interleaved copies,
+// which made first compiles longer for nothing.
+static void vectorise_by_8(BranchInst* back) {
+  LLVMContext& c = back->getContext();
+  Type* i32 = Type::getInt32Ty(c);
+  auto option = [&](const char* name, Metadata* value) { return MDNode::get(c, {MDString::get(c, name), value}); };
+  Metadata* on = ConstantAsMetadata::get(ConstantInt::getTrue(c));
+  MDNode* id = MDNode::getDistinct(c, {nullptr, option("llvm.loop.vectorize.enable", on),
+                                       option("llvm.loop.vectorize.width", ConstantAsMetadata::get(ConstantInt::get(i32, 8))),
+                                       option("llvm.loop.interleave.count", ConstantAsMetadata::get(ConstantInt::get(i32, 1))),
+                                       MDNode::get(c, {MDString::get(c, "llvm.loop.unroll.disable")})});
+  id->replaceOperandWith(0, id);
+  back->setMetadata(LLVMContext::MD_loop, id);
 }
 
 // When every thread a call ran stopped at the same warp operation with every lane in its
@@ -1095,10 +1150,19 @@ void FunctionLowering::chain_in_step() {
   BasicBlock* warp_check = BasicBlock::Create(ctx(), "chain_warp", fn_);
   BasicBlock* again = BasicBlock::Create(ctx(), "chain_again", fn_);
   BasicBlock* general = BasicBlock::Create(ctx(), "chain_block", fn_);
+  BasicBlock* pick = BasicBlock::Create(ctx(), "chain_pick", fn_);
+  BasicBlock* known = BasicBlock::Create(ctx(), "chain_known", fn_);
   IRBuilder<> b(done);
+  // The split point where the loop that ran stopped every thread, where it has one stop
+  // only (split_thread_loop): no need to read the threads' stops.
+  PHINode* single = b.CreatePHI(i32, 4, "single_stop");
+  for (BasicBlock* from : predecessors(done))
+    single->addIncoming(b.getInt32(loop_stops_.lookup(from)), from);
   auto field = [&](size_t offset, Type* type) { return block_field(b, offset, type); };
   Value* n = field(offsetof(BlockState, nthreads), i32);
-  b.CreateCondBr(b.CreateICmpULT(begin, end), which, exit);
+  b.CreateCondBr(b.CreateICmpULT(begin, end), pick, exit);
+  b.SetInsertPoint(pick);
+  b.CreateCondBr(b.CreateICmpNE(single, b.getInt32(0)), known, which);
   b.SetInsertPoint(which);
   Value* next = field(offsetof(BlockState, next), ptr);
   Value* barrier = field(offsetof(BlockState, barrier), ptr);
@@ -1106,6 +1170,9 @@ void FunctionLowering::chain_in_step() {
     return bb.CreateLoad(i32, bb.CreateGEP(i32, array, bb.CreateZExt(t, i64)));
   };
   Value* stop = at(b, next, begin);
+  Value* last = b.CreateSub(end, b.getInt32(1));
+  Value* last_stop = at(b, next, last);
+  Value* last_word = at(b, barrier, last);
   SwitchInst* kind = b.CreateSwitch(stop, exit);
   for (size_t k = 0; k < splits.size(); ++k)
     if (splits[k] == SplitKind::Barrier || splits[k] == SplitKind::Warp)
@@ -1126,35 +1193,62 @@ void FunctionLowering::chain_in_step() {
     Value* t_next = b.CreateAdd(t, b.getInt32(1));
     t->addIncoming(t_next, loop);
     bad->addIncoming(bad_next, loop);
-    b.CreateCondBr(b.CreateICmpULT(t_next, end), loop, tail);
+    vectorise_by_8(b.CreateCondBr(b.CreateICmpULT(t_next, end), loop, tail));
     b.SetInsertPoint(tail);
     b.CreateCondBr(b.CreateICmpEQ(bad_next, b.getInt32(0)), ok, general);
   };
-  // Barrier: the whole block, the same id everywhere, for every thread (count 0).
+  // Barrier: the whole block, the same id everywhere, for every thread (count 0). The
+  // last thread is looked at first: where it stopped elsewhere (`if (warp == 0)` left the
+  // first warp at a shuffle), the scan would fail.
   b.SetInsertPoint(barrier_check);
   Value* word = b.CreateLoad(i32, barrier);
   BasicBlock* barrier_scan = BasicBlock::Create(ctx(), "chain_barrier_scan", fn_);
   Value* whole = b.CreateAnd(b.CreateICmpEQ(begin, b.getInt32(0)), b.CreateICmpEQ(end, n));
-  b.CreateCondBr(b.CreateAnd(whole, b.CreateICmpULT(word, b.getInt32(0x100))), barrier_scan, general);
+  Value* last_same = b.CreateAnd(b.CreateICmpEQ(last_stop, stop), b.CreateICmpEQ(last_word, word));
+  b.CreateCondBr(b.CreateAnd({whole, b.CreateICmpULT(word, b.getInt32(0x100)), last_same}), barrier_scan, general);
   all_threads(barrier_scan, "chain_barrier_loop", [&](IRBuilder<>& bb, Value* t) {
     return bb.CreateOr(bb.CreateXor(at(bb, next, t), stop), bb.CreateXor(at(bb, barrier, t), word));
   }, again);
+  BasicBlock* barrier_tail = b.GetInsertBlock();
   // Warp operation: whole warps, every lane waiting for all 32 (the executor releases the
   // lanes of each warp by themselves).
   b.SetInsertPoint(warp_check);
   BasicBlock* warp_scan = BasicBlock::Create(ctx(), "chain_warp_scan", fn_);
   BasicBlock* release = BasicBlock::Create(ctx(), "chain_release", fn_);
-  b.CreateCondBr(b.CreateICmpEQ(b.CreateAnd(b.CreateOr(begin, end), 31), b.getInt32(0)), warp_scan, general);
+  Value* warps_whole = b.CreateICmpEQ(b.CreateAnd(b.CreateOr(begin, end), 31), b.getInt32(0));
+  Value* last_full = b.CreateAnd(b.CreateICmpEQ(last_stop, stop), b.CreateICmpEQ(last_word, b.getInt32(~0u)));
+  b.CreateCondBr(b.CreateAnd(warps_whole, last_full), warp_scan, general);
   all_threads(warp_scan, "chain_warp_loop", [&](IRBuilder<>& bb, Value* t) {
     return bb.CreateOr(bb.CreateXor(at(bb, next, t), stop), bb.CreateNot(at(bb, barrier, t)));
   }, release);
+  BasicBlock* warp_tail = b.GetInsertBlock();
+  // The loop that ran had one stop: a full barrier goes on for a call of the whole block,
+  // a warp operation with a full mask for a call of whole warps; else as any other stop.
+  b.SetInsertPoint(known);
+  BasicBlock* known_barrier = BasicBlock::Create(ctx(), "chain_known_barrier", fn_);
+  BasicBlock* known_warp = BasicBlock::Create(ctx(), "chain_known_warp", fn_);
+  SwitchInst* known_kind = b.CreateSwitch(single, which);
+  for (size_t k = 0; k < splits.size(); ++k)
+    if (split_words_[k])
+      known_kind->addCase(b.getInt32(uint32_t(k + 1)), splits[k] == SplitKind::Barrier ? known_barrier : known_warp);
+  b.SetInsertPoint(known_barrier);
+  b.CreateCondBr(b.CreateAnd(b.CreateICmpEQ(begin, b.getInt32(0)), b.CreateICmpEQ(end, n)), again, general);
+  b.SetInsertPoint(known_warp);
+  b.CreateCondBr(b.CreateICmpEQ(b.CreateAnd(b.CreateOr(begin, end), 31), b.getInt32(0)), release, general);
   b.SetInsertPoint(release);
+  PHINode* released = b.CreatePHI(i32, 2, "released_at");
+  released->addIncoming(stop, warp_tail);
+  released->addIncoming(single, known_warp);
   release_warps(b, begin, end);
   b.CreateBr(again);
   b.SetInsertPoint(again);
+  PHINode* go_on = b.CreatePHI(i32, 3, "go_on_at");
+  go_on->addIncoming(stop, barrier_tail);
+  go_on->addIncoming(released, release);
+  go_on->addIncoming(single, known_barrier);
   b.CreateStore(begin, thread_);
   b.CreateBr(header);
-  point->addIncoming(stop, again);
+  point->addIncoming(go_on, again);
   chain_whole_block(general, exit, header, point);
 }
 
@@ -1234,19 +1328,7 @@ void FunctionLowering::chain_whole_block(BasicBlock* general, BasicBlock* exit, 
   last_count->addIncoming(last_count_next, loop);
   last_begin->addIncoming(last_begin_next, loop);
   BranchInst* back = b.CreateCondBr(b.CreateICmpULT(t_next, n), loop, tail);
-  // Vectorised 8 threads at a time without interleaving: left to the vectoriser, it got an
-  // epilogue loop and interleaved copies, which made first compiles longer for nothing.
-  {
-    LLVMContext& c = ctx();
-    auto option = [&](const char* name, Metadata* value) { return MDNode::get(c, {MDString::get(c, name), value}); };
-    Metadata* on = ConstantAsMetadata::get(b.getTrue());
-    MDNode* id = MDNode::getDistinct(c, {nullptr, option("llvm.loop.vectorize.enable", on),
-                                         option("llvm.loop.vectorize.width", ConstantAsMetadata::get(b.getInt32(8))),
-                                         option("llvm.loop.interleave.count", ConstantAsMetadata::get(b.getInt32(1))),
-                                         MDNode::get(c, {MDString::get(c, "llvm.loop.unroll.disable")})});
-    id->replaceOperandWith(0, id);
-    back->setMetadata(LLVMContext::MD_loop, id);
-  }
+  vectorise_by_8(back);
   // Each run is whole when its count is its extent: the first from 0, the last to n.
   b.SetInsertPoint(tail);
   auto kind = [&](Value* p, uint64_t bits) {
@@ -1281,6 +1363,9 @@ void FunctionLowering::chain_whole_block(BasicBlock* general, BasicBlock* exit, 
   Value* lo = b.CreateSelect(first_warps, b.getInt32(0), split);
   Value* hi = b.CreateSelect(first_warps, split, n);
   Value* warp_point = b.CreateSelect(first_warps, first_point, last_point);
+  Value* other_point = b.CreateSelect(first_warps, last_point, first_point);
+  Value* other_word = b.CreateSelect(first_warps, last_word, first_word);
+  Value* other_waits = full_barrier(other_point, other_word);
   b.CreateCondBr(b.CreateOr(first_warps, last_warps), release, exit);
   // The warps at their operation go on, released as the executor releases them, in a call
   // of their own (which returns where they stop, for another look at the block). The
@@ -1288,12 +1373,36 @@ void FunctionLowering::chain_whole_block(BasicBlock* general, BasicBlock* exit, 
   b.SetInsertPoint(release);
   release_warps(b, lo, hi);
   b.CreateCall(fn_, {fn_->getArg(0), fn_->getArg(1), lo, hi, warp_point});
-  b.CreateBr(scan);
+  // Only the warps that ran moved: where the others wait at a barrier and these warps
+  // stopped there too, the whole block waits at it (the common case, `if (warp == 0)`
+  // between two barriers); a look at them alone tells. Anything else reads the block again.
+  BasicBlock* joined = BasicBlock::Create(ctx(), "chain_block_joined", fn_);
+  BasicBlock* joined_loop = BasicBlock::Create(ctx(), "chain_block_joined_loop", fn_);
+  BasicBlock* joined_end = BasicBlock::Create(ctx(), "chain_block_joined_end", fn_);
+  b.CreateCondBr(other_waits, joined, scan);
+  b.SetInsertPoint(joined);
+  b.CreateBr(joined_loop);
+  b.SetInsertPoint(joined_loop);
+  PHINode* u = b.CreatePHI(i32, 2, "u");
+  PHINode* apart = b.CreatePHI(i32, 2, "apart");
+  u->addIncoming(lo, joined);
+  apart->addIncoming(b.getInt32(0), joined);
+  Value* apart_next =
+      b.CreateOr(apart, b.CreateOr(b.CreateXor(at(next, u), other_point), b.CreateXor(at(barrier, u), other_word)));
+  Value* u_next = b.CreateAdd(u, b.getInt32(1));
+  u->addIncoming(u_next, joined_loop);
+  apart->addIncoming(apart_next, joined_loop);
+  vectorise_by_8(b.CreateCondBr(b.CreateICmpULT(u_next, hi), joined_loop, joined_end));
+  b.SetInsertPoint(joined_end);
+  b.CreateCondBr(b.CreateICmpEQ(apart_next, b.getInt32(0)), all, scan);
   // Every thread at the one barrier: the block goes on from it.
   b.SetInsertPoint(all);
+  PHINode* barrier_point = b.CreatePHI(i32, 2, "barrier_point");
+  barrier_point->addIncoming(first_point, tail);
+  barrier_point->addIncoming(other_point, joined_end);
   b.CreateStore(b.getInt32(0), thread_);
   b.CreateBr(header);
-  point->addIncoming(first_point, all);
+  point->addIncoming(barrier_point, all);
 }
 
 // A .func: `void @f(ptr %argv, ptr %retv, ptr %block, i32 %thread, i64 %sp)`, where argv

@@ -11,6 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <llvm/ADT/DenseMap.h>
+#include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/IR/IRBuilder.h>
 
 #include "codegen/block_state.h"
@@ -173,6 +175,12 @@ private:
   unsigned split(SplitKind kind);
   void insert_spills();
   void split_thread_loop(llvm::Value* end);
+  // The split point k where every thread of a thread loop stops when it has one stop
+  // only, at a split point whose word split_words_ knows (0: none or several): keyed by
+  // the loop's exit block, for the chain (chain_in_step).
+  unsigned single_stop(const std::vector<llvm::BasicBlock*>& region) const;
+  llvm::DenseMap<llvm::BasicBlock*, unsigned> loop_stops_;
+  llvm::SmallPtrSet<llvm::StoreInst*, 16> stop_markers_; // stop_thread's stores of next[t]
   void chain_in_step();
   void release_warps(llvm::IRBuilder<>& b, llvm::Value* lo, llvm::Value* hi);
   void chain_whole_block(llvm::BasicBlock* general, llvm::BasicBlock* exit, llvm::BasicBlock* header,
@@ -346,6 +354,14 @@ private:
     llvm::BasicBlock* resume;
   };
   std::vector<SplitSite> split_sites_;
+  // barrier[t] = word: what the thread waits for at the split point that follows (a
+  // barrier's id and count, a warp operation's member mask). Kept for the split point.
+  void publish_wait(llvm::Value* word);
+  llvm::Value* published_wait_ = nullptr;
+  // Per split point (index k - 1): the word its thread publishes where it is a constant
+  // the chain can go on from without reading the threads' words (a full barrier, a full
+  // member mask); nullptr otherwise.
+  std::vector<llvm::ConstantInt*> split_words_;
   std::map<std::string_view, size_t> locals_; // .local variable -> offset in the thread's frame
   size_t local_bytes_ = 0;
   std::vector<Scope> scopes_;

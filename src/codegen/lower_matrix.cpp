@@ -114,8 +114,7 @@ void FunctionLowering::lower_matrix(const ptx::Instruction& ins) {
   auto stop_for_warp = [&]() {
     Value* exchange = block_field(offsetof(BlockState, exchange), ptr);
     b_.CreateStore(b_.getInt64(op.encode()), b_.CreateGEP(i64, exchange, thread_index()));
-    Value* waits = block_field(offsetof(BlockState, barrier), ptr);
-    b_.CreateStore(b_.getInt32(0xffffffffu), b_.CreateGEP(i32, waits, thread_index()));
+    publish_wait(b_.getInt32(0xffffffffu));
     split(SplitKind::WarpMatrix);
   };
 

@@ -52,8 +52,7 @@ void FunctionLowering::lower_barrier(const ptx::Instruction& ins) {
     Value* word = b_.CreateOr(b_.CreateAnd(id, b_.getInt32(0xff)), b_.CreateShl(b_.CreateAnd(count, b_.getInt32(0xffff)), 8));
     if (extra)
       word = b_.CreateOr(word, b_.getInt32(extra));
-    Value* array = block_field(offsetof(BlockState, barrier), b_.getPtrTy());
-    b_.CreateStore(word, thread_slot(b_, array, b_.getInt32Ty(), thread_index()));
+    publish_wait(word);
   };
   auto operand_u32 = [&](size_t i) { return value(ins, ins.operands[i], b_.getInt32Ty(), false); };
   // Memory written before a barrier is visible after it: every split point is a call
@@ -69,8 +68,7 @@ void FunctionLowering::lower_barrier(const ptx::Instruction& ins) {
     return;
   }
   if (ins.has(Modifier::Warp)) { // bar.warp.sync membermask: waits for the lanes of membermask
-    Value* array = block_field(offsetof(BlockState, barrier), b_.getPtrTy());
-    b_.CreateStore(operand_u32(0), thread_slot(b_, array, b_.getInt32Ty(), thread_index()));
+    publish_wait(operand_u32(0));
     split(SplitKind::Warp);
     return;
   }
@@ -127,8 +125,7 @@ void FunctionLowering::lower_warp(const ptx::Instruction& ins) {
   auto stop = [&](int i) {
     Value* wait_for = i >= 0 && size_t(i) < ins.num_operands ? value(ins, ins.operands[size_t(i)], i32, false)
                                                               : b_.getInt32(0);
-    Value* array = block_field(offsetof(BlockState, barrier), ptr);
-    b_.CreateStore(wait_for, thread_slot(b_, array, i32, thread_index()));
+    publish_wait(wait_for);
     split(SplitKind::Warp);
   };
 

@@ -296,8 +296,7 @@ void FunctionLowering::lower_warp_chain(const ptx::Block& block, size_t first, s
         v = b_.CreateZExt(v, i8);
       tag_slot(b_.CreateStore(v, spill_slot(b_, slot[n], stored_type(r), t)), slot[n]);
     }
-    Value* waits = block_field(offsetof(BlockState, barrier), ptr);
-    b_.CreateStore(b_.getInt32(mask), b_.CreateGEP(i32, waits, t));
+    publish_wait(b_.getInt32(mask));
   }
   const unsigned point = split(SplitKind::Warp);
   {
