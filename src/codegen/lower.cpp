@@ -1107,6 +1107,33 @@ static void vectorise_by_8(BranchInst* back) {
   back->setMetadata(LLVMContext::MD_loop, id);
 }
 
+// From `at` on: a loop over threads [lo, hi) (lo < hi) that ORs `mismatch(b, t)`, then a
+// branch to `ok` when it was 0 for every thread and to `otherwise` if not; `b` is left
+// at the end of the loop's exit block.
+template <typename Mismatch>
+static void or_over_threads(IRBuilder<>& b, BasicBlock* at, const std::string& name, Value* lo, Value* hi,
+                            Mismatch mismatch, BasicBlock* ok, BasicBlock* otherwise) {
+  Function* f = at->getParent();
+  LLVMContext& c = f->getContext();
+  Type* i32 = b.getInt32Ty();
+  BasicBlock* loop = BasicBlock::Create(c, name, f);
+  BasicBlock* tail = BasicBlock::Create(c, name + "_end", f);
+  b.SetInsertPoint(at);
+  b.CreateBr(loop);
+  b.SetInsertPoint(loop);
+  PHINode* t = b.CreatePHI(i32, 2);
+  PHINode* bad = b.CreatePHI(i32, 2);
+  t->addIncoming(lo, at);
+  bad->addIncoming(b.getInt32(0), at);
+  Value* bad_next = b.CreateOr(bad, mismatch(b, t));
+  Value* t_next = b.CreateAdd(t, b.getInt32(1));
+  t->addIncoming(t_next, loop);
+  bad->addIncoming(bad_next, loop);
+  vectorise_by_8(b.CreateCondBr(b.CreateICmpULT(t_next, hi), loop, tail));
+  b.SetInsertPoint(tail);
+  b.CreateCondBr(b.CreateICmpEQ(bad_next, b.getInt32(0)), ok, otherwise);
+}
+
 // When every thread a call ran stopped at the same warp operation with every lane in its
 // member mask, and the call ran whole warps, or the call ran the whole block and every
 // thread stopped at the same full barrier, the call goes on from there itself, as the
@@ -1179,23 +1206,7 @@ void FunctionLowering::chain_in_step() {
       kind->addCase(b.getInt32(uint32_t(k + 1)), splits[k] == SplitKind::Barrier ? barrier_check : warp_check);
   // A loop over [begin, end) ORing `mismatch(t)`; goes to `ok` when it is 0 everywhere.
   auto all_threads = [&](BasicBlock* at_block, const char* name, auto mismatch, BasicBlock* ok) {
-    BasicBlock* loop = BasicBlock::Create(ctx(), name, fn_);
-    BasicBlock* tail = BasicBlock::Create(ctx(), std::string(name) + "_end", fn_);
-    b.SetInsertPoint(at_block);
-    BasicBlock* pre = b.GetInsertBlock();
-    b.CreateBr(loop);
-    b.SetInsertPoint(loop);
-    PHINode* t = b.CreatePHI(i32, 2);
-    PHINode* bad = b.CreatePHI(i32, 2);
-    t->addIncoming(begin, pre);
-    bad->addIncoming(b.getInt32(0), pre);
-    Value* bad_next = b.CreateOr(bad, mismatch(b, t));
-    Value* t_next = b.CreateAdd(t, b.getInt32(1));
-    t->addIncoming(t_next, loop);
-    bad->addIncoming(bad_next, loop);
-    vectorise_by_8(b.CreateCondBr(b.CreateICmpULT(t_next, end), loop, tail));
-    b.SetInsertPoint(tail);
-    b.CreateCondBr(b.CreateICmpEQ(bad_next, b.getInt32(0)), ok, general);
+    or_over_threads(b, at_block, name, begin, end, mismatch, ok, general);
   };
   // Barrier: the whole block, the same id everywhere, for every thread (count 0). The
   // last thread is looked at first: where it stopped elsewhere (`if (warp == 0)` left the
@@ -1377,24 +1388,11 @@ void FunctionLowering::chain_whole_block(BasicBlock* general, BasicBlock* exit, 
   // stopped there too, the whole block waits at it (the common case, `if (warp == 0)`
   // between two barriers); a look at them alone tells. Anything else reads the block again.
   BasicBlock* joined = BasicBlock::Create(ctx(), "chain_block_joined", fn_);
-  BasicBlock* joined_loop = BasicBlock::Create(ctx(), "chain_block_joined_loop", fn_);
-  BasicBlock* joined_end = BasicBlock::Create(ctx(), "chain_block_joined_end", fn_);
   b.CreateCondBr(other_waits, joined, scan);
-  b.SetInsertPoint(joined);
-  b.CreateBr(joined_loop);
-  b.SetInsertPoint(joined_loop);
-  PHINode* u = b.CreatePHI(i32, 2, "u");
-  PHINode* apart = b.CreatePHI(i32, 2, "apart");
-  u->addIncoming(lo, joined);
-  apart->addIncoming(b.getInt32(0), joined);
-  Value* apart_next =
-      b.CreateOr(apart, b.CreateOr(b.CreateXor(at(next, u), other_point), b.CreateXor(at(barrier, u), other_word)));
-  Value* u_next = b.CreateAdd(u, b.getInt32(1));
-  u->addIncoming(u_next, joined_loop);
-  apart->addIncoming(apart_next, joined_loop);
-  vectorise_by_8(b.CreateCondBr(b.CreateICmpULT(u_next, hi), joined_loop, joined_end));
-  b.SetInsertPoint(joined_end);
-  b.CreateCondBr(b.CreateICmpEQ(apart_next, b.getInt32(0)), all, scan);
+  or_over_threads(b, joined, "chain_block_joined_loop", lo, hi, [&](IRBuilder<>& bb, Value* u) {
+    return bb.CreateOr(bb.CreateXor(at(next, u), other_point), bb.CreateXor(at(barrier, u), other_word));
+  }, all, scan);
+  BasicBlock* joined_end = b.GetInsertBlock();
   // Every thread at the one barrier: the block goes on from it.
   b.SetInsertPoint(all);
   PHINode* barrier_point = b.CreatePHI(i32, 2, "barrier_point");
