@@ -1187,6 +1187,9 @@ void FunctionLowering::chain_in_step() {
     single->addIncoming(b.getInt32(loop_stops_.lookup(from)), from);
   auto field = [&](size_t offset, Type* type) { return block_field(b, offset, type); };
   Value* n = field(offsetof(BlockState, nthreads), i32);
+  // What the call ran: the whole block (a barrier may go on), whole warps (a warp operation).
+  Value* whole = b.CreateAnd(b.CreateICmpEQ(begin, b.getInt32(0)), b.CreateICmpEQ(end, n));
+  Value* warps_whole = b.CreateICmpEQ(b.CreateAnd(b.CreateOr(begin, end), 31), b.getInt32(0));
   b.CreateCondBr(b.CreateICmpULT(begin, end), pick, exit);
   b.SetInsertPoint(pick);
   b.CreateCondBr(b.CreateICmpNE(single, b.getInt32(0)), known, which);
@@ -1214,7 +1217,6 @@ void FunctionLowering::chain_in_step() {
   b.SetInsertPoint(barrier_check);
   Value* word = b.CreateLoad(i32, barrier);
   BasicBlock* barrier_scan = BasicBlock::Create(ctx(), "chain_barrier_scan", fn_);
-  Value* whole = b.CreateAnd(b.CreateICmpEQ(begin, b.getInt32(0)), b.CreateICmpEQ(end, n));
   Value* last_same = b.CreateAnd(b.CreateICmpEQ(last_stop, stop), b.CreateICmpEQ(last_word, word));
   b.CreateCondBr(b.CreateAnd({whole, b.CreateICmpULT(word, b.getInt32(0x100)), last_same}), barrier_scan, general);
   all_threads(barrier_scan, "chain_barrier_loop", [&](IRBuilder<>& bb, Value* t) {
@@ -1226,7 +1228,6 @@ void FunctionLowering::chain_in_step() {
   b.SetInsertPoint(warp_check);
   BasicBlock* warp_scan = BasicBlock::Create(ctx(), "chain_warp_scan", fn_);
   BasicBlock* release = BasicBlock::Create(ctx(), "chain_release", fn_);
-  Value* warps_whole = b.CreateICmpEQ(b.CreateAnd(b.CreateOr(begin, end), 31), b.getInt32(0));
   Value* last_full = b.CreateAnd(b.CreateICmpEQ(last_stop, stop), b.CreateICmpEQ(last_word, b.getInt32(~0u)));
   b.CreateCondBr(b.CreateAnd(warps_whole, last_full), warp_scan, general);
   all_threads(warp_scan, "chain_warp_loop", [&](IRBuilder<>& bb, Value* t) {
@@ -1243,9 +1244,9 @@ void FunctionLowering::chain_in_step() {
     if (split_words_[k])
       known_kind->addCase(b.getInt32(uint32_t(k + 1)), splits[k] == SplitKind::Barrier ? known_barrier : known_warp);
   b.SetInsertPoint(known_barrier);
-  b.CreateCondBr(b.CreateAnd(b.CreateICmpEQ(begin, b.getInt32(0)), b.CreateICmpEQ(end, n)), again, general);
+  b.CreateCondBr(whole, again, general);
   b.SetInsertPoint(known_warp);
-  b.CreateCondBr(b.CreateICmpEQ(b.CreateAnd(b.CreateOr(begin, end), 31), b.getInt32(0)), release, general);
+  b.CreateCondBr(warps_whole, release, general);
   b.SetInsertPoint(release);
   PHINode* released = b.CreatePHI(i32, 2, "released_at");
   released->addIncoming(stop, warp_tail);
