@@ -58,6 +58,10 @@ struct LoweredKernel {
   // Uses its thread block cluster (shared::cluster addresses, mapa, cluster barriers and
   // registers): lowered for clusters of one block, the only size the CPU backend runs it in.
   bool cluster = false;
+  // Every thread runs to its end in one call and cannot stop otherwise (no split point,
+  // trap, assertion, memory check or call that may end it): the kernel does not write
+  // next[] (BlockState), and the executor neither clears nor reads it.
+  bool plain_exit = false;
 };
 
 struct LoweredProgram {

@@ -136,6 +136,7 @@ public:
   void run_function();
   std::vector<SplitKind> splits; // kind of split point k at splits[k - 1]
   unsigned spill_slots = 0;      // registers kept per thread across split points
+  bool plain_exit = false;       // LoweredKernel::plain_exit
   size_t local_bytes() const { return local_bytes_; }
 
 private:
@@ -182,6 +183,7 @@ private:
   llvm::DenseMap<llvm::BasicBlock*, unsigned> loop_stops_;
   llvm::SmallPtrSet<llvm::StoreInst*, 16> stop_markers_; // stop_thread's stores of next[t]
   void chain_in_step();
+  bool drop_exit_markers();
   void release_warps(llvm::IRBuilder<>& b, llvm::Value* lo, llvm::Value* hi);
   void chain_whole_block(llvm::BasicBlock* general, llvm::BasicBlock* exit, llvm::BasicBlock* header,
                          llvm::PHINode* point);

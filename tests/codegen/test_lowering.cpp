@@ -180,6 +180,60 @@ TEST(Lowering, FunctionsThatWaitAreInlined) {
   EXPECT_EQ(l.kernels[0].splits, want);
 }
 
+TEST(Lowering, PlainExitOnlyWhereNothingButTheEndStopsAThread) {
+  // k_plain ends its threads only by running to the end or by exit: it does not say where
+  // they stopped. A trap, a barrier or a call (whose callee may end the thread) keeps the
+  // record.
+  auto p = program(R"(
+.func g() {
+  ret;
+}
+.visible .entry k_plain(.param .u64 out) {
+  .reg .pred %p<2>;
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<2>;
+  mov.u32 %r1, %tid.x;
+  setp.eq.u32 %p1, %r1, 3;
+  @%p1 exit;
+  ld.param.u64 %rd1, [out];
+  st.global.u32 [%rd1], %r1;
+  ret;
+}
+.visible .entry k_trap() {
+  .reg .pred %p<2>;
+  .reg .b32 %r<2>;
+  mov.u32 %r1, %tid.x;
+  setp.eq.u32 %p1, %r1, 3;
+  @%p1 trap;
+  ret;
+}
+.visible .entry k_barrier() {
+  bar.sync 0;
+  ret;
+}
+.visible .entry k_call() {
+  call.uni g, ();
+  ret;
+})");
+  ASSERT_TRUE(p);
+  auto l = lowered(*p);
+  ASSERT_EQ(l.kernels.size(), 4u);
+  EXPECT_TRUE(l.kernels[0].plain_exit);
+  EXPECT_FALSE(l.kernels[1].plain_exit);
+  EXPECT_FALSE(l.kernels[2].plain_exit);
+  EXPECT_FALSE(l.kernels[3].plain_exit);
+  // No store of kThreadExited (-1) is left in k_plain; k_trap still stores its stops.
+  auto stores_stop = [&](size_t k, const char* value) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    l.module->getFunction(l.kernels[k].symbol)->print(os);
+    return text.find(std::string("store i32 ") + value) != std::string::npos;
+  };
+  EXPECT_FALSE(stores_stop(0, "-1,"));
+  EXPECT_TRUE(stores_stop(1, "-1,"));
+  EXPECT_TRUE(stores_stop(1, "-2,"));
+}
+
 TEST(Lowering, RecursiveFunctionThatWaitsIsRefusedByName) {
   auto p = program(R"(
 .func g() {

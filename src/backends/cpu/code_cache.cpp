@@ -190,6 +190,7 @@ std::optional<CachedCode> cache_load(const std::string& key) {
     uint64_t flags = r.u64();
     k.grid_sync = flags & 1;
     k.cluster = flags & 2;
+    k.plain_exit = flags & 4;
     code.kernels.push_back(std::move(k));
   }
   uint64_t globals = r.u64();
@@ -223,7 +224,7 @@ void cache_store(const std::string& key, const CachedCode& code) {
     w.str(splits);
     w.u64(k.local_bytes);
     w.u64(k.spill_slots);
-    w.u64((k.grid_sync ? 1 : 0) | (k.cluster ? 2 : 0));
+    w.u64((k.grid_sync ? 1 : 0) | (k.cluster ? 2 : 0) | (k.plain_exit ? 4 : 0));
   }
   w.u64(code.globals.size());
   for (const std::string& g : code.globals)

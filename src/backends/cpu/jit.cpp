@@ -72,13 +72,14 @@ struct CompiledKernel {
   size_t shared_bytes = 0; // static shared memory (dynamic starts at dynamic_offset)
   bool grid_sync = false;  // blocks wait for each other: all run at once
   bool cluster = false;    // lowered for clusters of one block
+  bool plain_exit = false; // codegen::LoweredKernel::plain_exit: next[] is not used
   size_t dynamic_offset = 0;
 
   CompiledKernel() = default;
   CompiledKernel(CompiledKernel&& o) noexcept
       : name(std::move(o.name)), symbol(std::move(o.symbol)), entry(o.entry.load()), splits(std::move(o.splits)),
         local_bytes(o.local_bytes), spill_slots(o.spill_slots), shared_bytes(o.shared_bytes), grid_sync(o.grid_sync),
-        cluster(o.cluster), dynamic_offset(o.dynamic_offset) {}
+        cluster(o.cluster), plain_exit(o.plain_exit), dynamic_offset(o.dynamic_offset) {}
 };
 
 // Keeps the object code LLJIT compiles, for the disk cache.
@@ -440,6 +441,7 @@ codegen::LoweredKernel facts_of(const CompiledKernel& k) {
   lk.spill_slots = k.spill_slots;
   lk.grid_sync = k.grid_sync;
   lk.cluster = k.cluster;
+  lk.plain_exit = k.plain_exit;
   return lk;
 }
 
@@ -599,6 +601,7 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
     k.spill_slots = lk.spill_slots;
     k.grid_sync = lk.grid_sync;
     k.cluster = lk.cluster;
+    k.plain_exit = lk.plain_exit;
     k.shared_bytes = program.kernels[i].static_shared_bytes;
     k.dynamic_offset = program.kernels[i].dynamic_shared_offset;
     if (!lazy) {
@@ -736,6 +739,11 @@ void run_threads(const CompiledKernel& k, const void* args, BlockState& bs, uint
 // Runs one block to completion; returns CUDA_SUCCESS or the error a trap gives.
 CUresult run_block(const CompiledKernel& k, const void* args, BlockState& bs, Scratch& s) {
   const uint32_t n = bs.nthreads;
+  // Its threads all run to their end in one call, and say nothing of it.
+  if (k.plain_exit) {
+    run_threads(k, args, bs, 0, n, codegen::kResumeStart);
+    return CUDA_SUCCESS;
+  }
   // Calls read next[t] to see whether their callee ended the thread.
   std::fill_n(s.next.begin(), n, 0u);
   auto ended = [](uint32_t stop) {
