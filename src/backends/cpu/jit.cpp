@@ -46,6 +46,7 @@
 #include "codegen/address_gep.h"
 #include "codegen/parallel_loops.h"
 #include "codegen/row_unswitch.h"
+#include "codegen/uniform_scatter.h"
 #include "codegen/thread_interchange.h"
 #include "codegen/spill_remat.h"
 #include "codegen/uniform_loads.h"
@@ -241,6 +242,9 @@ void optimise(llvm::Module& m) {
     fpm.addPass(codegen::AddressesToGep());
     fpm.addPass(codegen::InterchangeThreadLoops());
     fpm.addPass(codegen::ParallelThreadLoops());
+  });
+  pb.registerVectorizerEndEPCallback([](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) {
+    fpm.addPass(codegen::UniformScatters());
   });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);

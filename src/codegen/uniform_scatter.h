@@ -1,0 +1,24 @@
+// A pass for the optimiser: a scatter whose lanes all store to one address becomes one
+// store of its last active lane.
+//
+// A store to an address the same in every thread of a thread loop, made by some threads
+// only (`if (threadIdx.x == 0) tile[ty][0] = ...`, `if (lane == 0) warp_sums[warp] = v`
+// where the loop goes a warp at a time), is vectorised as a masked scatter to a splat of
+// the address: 16 element stores whatever the mask. A scatter stores its lanes in order
+// (LangRef: overlapping addresses from the least to the most significant lane), so the
+// address ends up with the highest active lane's value: where any lane is active, that
+// lane's element is stored, by one scalar store. Runs after the loop vectoriser.
+//   MIMIC_UNIFORM_SCATTER=0 turns it off (the JIT cache keys on it).
+#pragma once
+
+#include <llvm/IR/PassManager.h>
+
+namespace mimic::codegen {
+
+bool uniform_scatter_enabled();
+
+struct UniformScatters : llvm::PassInfoMixin<UniformScatters> {
+  llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager& am);
+};
+
+} // namespace mimic::codegen

@@ -1,0 +1,28 @@
+#!/bin/sh
+# A store to one address made by some threads of a thread loop only is vectorised as a
+# scatter to a splat of that address; codegen/uniform_scatter.h stores the last active
+# lane's element once instead (`scatter.last`). On tests/codegen/halo_tile.ptx (see
+# tests/cli/parallel_loops.sh): `if (threadIdx.x == 0 && x > 0) tile[ty][0] = in[i - 1]`
+# and the threadIdx.x == 31 halo; on tests/codegen/warp_sum.ptx (see warp_chain.sh):
+# `if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = v`, a warp at a time.
+# MIMIC_UNIFORM_SCATTER=0 turns the pass off: the scatters are back, so the test sees the
+# pass itself. Behaviour: tests/cuda/uniform_stores.cu, stencil2d.cu, reduce_warp.cu.
+#   uniform_scatter.sh MIMIC HALO_TILE_PTX WARP_SUM_PTX
+set -eu
+mimic=$1
+shift
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+fail() { echo "uniform_scatter.sh: $*" >&2; exit 1; }
+
+for ptx in "$@"; do
+  name=$(basename "$ptx" .ptx)
+  "$mimic" compile --target cpu --emit llvm "$ptx" -o "$out/on.ll"
+  MIMIC_UNIFORM_SCATTER=0 "$mimic" compile --target cpu --emit llvm "$ptx" -o "$out/off.ll"
+  grep -q 'masked.scatter.*<16 x ptr> align [0-9]* %broadcast.splat' "$out/off.ll" ||
+    fail "$name: no scatter to a splat address to begin with (the test no longer sees the case)"
+  ! grep -q 'masked.scatter.*<16 x ptr> align [0-9]* %broadcast.splat' "$out/on.ll" ||
+    fail "$name: a scatter to one address is left"
+  grep -q 'scatter.last' "$out/on.ll" || fail "$name: no store of the last active lane"
+done
+echo "uniform_scatter.sh: ok"
