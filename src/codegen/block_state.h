@@ -155,6 +155,10 @@ struct BlockState {
   // range, so that the reads are consecutive.
   uint32_t* shfl_exchange;
   uint32_t* shfl_released;
+  // Written by a kernel that has split points as it returns: 1 when every thread of the
+  // call has exited (the last thread loop that ran has no stop but a normal end), 0 when
+  // the executor must read next[] (codegen chain_in_step).
+  uint32_t ended;
 };
 constexpr uint32_t kShuffleSlack = 32; // slots before and after shfl_released's threads
 

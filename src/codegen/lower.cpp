@@ -1083,12 +1083,15 @@ unsigned FunctionLowering::single_stop(const std::vector<BasicBlock*>& region) c
     auto* br = dyn_cast<BranchInst>(bb->getTerminator());
     auto* marker = dyn_cast_or_null<StoreInst>(br ? br->getPrevNode() : nullptr);
     auto* code = marker && stop_markers_.count(marker) ? dyn_cast<ConstantInt>(marker->getValueOperand()) : nullptr;
-    if (!br || br->isConditional() || !code || code->getZExtValue() == 0 || code->getZExtValue() > splits.size())
+    if (!br || br->isConditional() || !code)
       return 0;
-    const unsigned k = unsigned(code->getZExtValue());
-    if ((found && k != found) || !split_words_[k - 1])
+    const uint64_t k = code->getZExtValue();
+    const bool exits = k == kThreadExited; // every thread ends here: the chain says so
+    if (!exits && (k == 0 || k > splits.size() || !split_words_[k - 1]))
       return 0;
-    found = k;
+    if (found && k != found)
+      return 0;
+    found = unsigned(k);
   }
   return found;
 }
@@ -1191,8 +1194,23 @@ void FunctionLowering::chain_in_step() {
   resume->replaceUsesWithIf(point, [&](Use& u) { return u.getUser() != point; });
 
   done->getTerminator()->eraseFromParent();
+  // Every return says whether all the call's threads have exited (BlockState::ended); the
+  // outermost call of a chain that calls itself returns last.
+  auto ended_field = [&](IRBuilder<>& bb) {
+    return bb.CreateGEP(b_.getInt8Ty(), fn_->getArg(1), bb.getInt64(offsetof(BlockState, ended)));
+  };
   BasicBlock* exit = BasicBlock::Create(ctx(), "chain_exit", fn_);
-  ReturnInst::Create(ctx(), exit);
+  {
+    IRBuilder<> eb(exit);
+    eb.CreateStore(eb.getInt32(0), ended_field(eb));
+    eb.CreateRetVoid();
+  }
+  BasicBlock* all_ended = BasicBlock::Create(ctx(), "chain_ended", fn_);
+  {
+    IRBuilder<> eb(all_ended);
+    eb.CreateStore(eb.getInt32(1), ended_field(eb));
+    eb.CreateRetVoid();
+  }
   BasicBlock* which = BasicBlock::Create(ctx(), "chain_which", fn_);
   BasicBlock* barrier_check = BasicBlock::Create(ctx(), "chain_barrier", fn_);
   BasicBlock* warp_check = BasicBlock::Create(ctx(), "chain_warp", fn_);
@@ -1261,6 +1279,8 @@ void FunctionLowering::chain_in_step() {
   BasicBlock* known_barrier = BasicBlock::Create(ctx(), "chain_known_barrier", fn_);
   BasicBlock* known_warp = BasicBlock::Create(ctx(), "chain_known_warp", fn_);
   SwitchInst* known_kind = b.CreateSwitch(single, which);
+  if (llvm::any_of(loop_stops_, [](const auto& stop) { return stop.second == kThreadExited; }))
+    known_kind->addCase(b.getInt32(kThreadExited), all_ended);
   for (size_t k = 0; k < splits.size(); ++k)
     if (split_words_[k])
       known_kind->addCase(b.getInt32(uint32_t(k + 1)), splits[k] == SplitKind::Barrier ? known_barrier : known_warp);

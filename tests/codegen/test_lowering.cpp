@@ -3,6 +3,8 @@
 // what cannot be translated. Behaviour is tested by tests/ptx and tests/cuda.
 #include <gtest/gtest.h>
 
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -232,6 +234,43 @@ TEST(Lowering, PlainExitOnlyWhereNothingButTheEndStopsAThread) {
   EXPECT_FALSE(stores_stop(0, "-1,"));
   EXPECT_TRUE(stores_stop(1, "-1,"));
   EXPECT_TRUE(stores_stop(1, "-2,"));
+}
+
+TEST(Lowering, ChainSaysWhenEveryThreadOfTheCallEnded) {
+  // After the barrier every thread runs to its end: the chain tells the executor so
+  // (BlockState::ended, block chain_ended) instead of leaving it to read next[]. Where the
+  // last loop may also trap, it cannot.
+  const char* kernels[] = {R"(
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<2>;
+  mov.u32 %r1, %tid.x;
+  bar.sync 0;
+  ld.param.u64 %rd1, [out];
+  st.global.u32 [%rd1], %r1;
+  ret;
+})", R"(
+.visible .entry k(.param .u64 out) {
+  .reg .pred %p<2>;
+  .reg .b32 %r<2>;
+  mov.u32 %r1, %tid.x;
+  bar.sync 0;
+  setp.eq.u32 %p1, %r1, 3;
+  @%p1 trap;
+  ret;
+})"};
+  for (int traps = 0; traps < 2; ++traps) {
+    auto p = program(kernels[traps]);
+    ASSERT_TRUE(p);
+    auto l = lowered(*p);
+    llvm::Function* f = l.module->getFunction(l.kernels[0].symbol);
+    bool tells = false;
+    for (llvm::BasicBlock& bb : *f)
+      if (auto* sw = llvm::dyn_cast<llvm::SwitchInst>(bb.getTerminator()); sw && bb.getName() == "chain_known")
+        for (auto c : sw->cases())
+          tells |= c.getCaseValue()->isMinusOne() && c.getCaseSuccessor()->getName() == "chain_ended";
+    EXPECT_EQ(tells, traps == 0) << (traps ? "a loop that may trap" : "a loop where every thread ends");
+  }
 }
 
 TEST(Lowering, RecursiveFunctionThatWaitsIsRefusedByName) {

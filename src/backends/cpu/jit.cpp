@@ -830,9 +830,14 @@ in_step:
       while (u < nwarps && warps[u].state == Runnable && warps[u].point == warps[w].point &&
              warps[u].lo == warps[u - 1].hi)
         ++u;
+      bs.ended = 0;
       run_threads(k, args, bs, warps[w].lo, warps[u - 1].hi, warps[w].point);
-      for (uint32_t v = w; v < u; ++v)
-        warps[v].ran = true;
+      // The kernel saw every thread it ran exit (BlockState::ended): nothing to read.
+      for (uint32_t v = w; v < u; ++v) {
+        warps[v].ran = !bs.ended;
+        if (bs.ended)
+          warps[v].state = Done;
+      }
       w = u;
     }
     // Where each warp that ran stopped; any warp out of step sends the block out of step
