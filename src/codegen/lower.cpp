@@ -1194,23 +1194,17 @@ void FunctionLowering::chain_in_step() {
   resume->replaceUsesWithIf(point, [&](Use& u) { return u.getUser() != point; });
 
   done->getTerminator()->eraseFromParent();
-  // Every return says whether all the call's threads have exited (BlockState::ended); the
-  // outermost call of a chain that calls itself returns last.
-  auto ended_field = [&](IRBuilder<>& bb) {
-    return bb.CreateGEP(b_.getInt8Ty(), fn_->getArg(1), bb.getInt64(offsetof(BlockState, ended)));
+  // Each of the chain's returns says whether all the call's threads have exited
+  // (BlockState::ended); the outermost call of a chain that calls itself returns last.
+  auto returning = [&](const char* name, uint32_t ended) {
+    BasicBlock* bb = BasicBlock::Create(ctx(), name, fn_);
+    IRBuilder<> rb(bb);
+    rb.CreateStore(rb.getInt32(ended), rb.CreateConstInBoundsGEP1_64(rb.getInt8Ty(), block_, offsetof(BlockState, ended)));
+    rb.CreateRetVoid();
+    return bb;
   };
-  BasicBlock* exit = BasicBlock::Create(ctx(), "chain_exit", fn_);
-  {
-    IRBuilder<> eb(exit);
-    eb.CreateStore(eb.getInt32(0), ended_field(eb));
-    eb.CreateRetVoid();
-  }
-  BasicBlock* all_ended = BasicBlock::Create(ctx(), "chain_ended", fn_);
-  {
-    IRBuilder<> eb(all_ended);
-    eb.CreateStore(eb.getInt32(1), ended_field(eb));
-    eb.CreateRetVoid();
-  }
+  BasicBlock* exit = returning("chain_exit", 0);
+  BasicBlock* all_ended = returning("chain_ended", 1);
   BasicBlock* which = BasicBlock::Create(ctx(), "chain_which", fn_);
   BasicBlock* barrier_check = BasicBlock::Create(ctx(), "chain_barrier", fn_);
   BasicBlock* warp_check = BasicBlock::Create(ctx(), "chain_warp", fn_);
