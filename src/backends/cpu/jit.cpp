@@ -187,14 +187,16 @@ void define_special_registers(llvm::Module& m) {
   });
 }
 
-// The host as LLJIT compiles for it (CPU name and features), for the optimiser's cost
-// models: without it the vectorisers do not know the vector width.
+// The host as LLJIT compiles for it (CPU name, features and the default code generation
+// level), for the optimiser's cost models (without it the vectorisers do not know the
+// vector width) and for `mimic compile`, whose assembly is then the code the JIT runs.
 llvm::TargetMachine* host_target() {
   static llvm::TargetMachine* tm = [] {
     auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
     if (!jtmb)
       return static_cast<llvm::TargetMachine*>(nullptr);
-    jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+    jtmb->setRelocationModel(llvm::Reloc::PIC_); // as LLJIT sets them for JITLink
+    jtmb->setCodeModel(llvm::CodeModel::Small);
     auto made = jtmb->createTargetMachine();
     return made ? made->release() : nullptr;
   }();
@@ -523,6 +525,9 @@ Result<std::string> compile_cpu_code(const runtime::Program& program, CpuCodeFor
   llvm::raw_svector_ostream os(out);
   llvm::legacy::PassManager pm;
   auto type = form == CpuCodeForm::Assembly ? llvm::CodeGenFileType::AssemblyFile : llvm::CodeGenFileType::ObjectFile;
+  // Assembly with the IR's block names and loop depths as comments, to read it against
+  // `--emit llvm`.
+  tm->Options.MCOptions.AsmVerbose = form == CpuCodeForm::Assembly;
   if (tm->addPassesToEmitFile(pm, os, nullptr, type))
     return Error("LLVM cannot emit code for this machine's CPU", CUDA_ERROR_NOT_SUPPORTED);
   pm.run(*lp.module);
