@@ -1115,16 +1115,16 @@ void FunctionLowering::release_warps(IRBuilder<>& b, Value* lo, Value* hi) {
                  array(offsetof(BlockState, shfl_exchange), i32), Align(4), b.CreateShl(count, 2));
 }
 
-// The chain's scans of the threads' stops are vectorised 8 threads at a time without
-// interleaving: left to the vectoriser, they got epilogue loops and interleaved copies,
-// which made first compiles longer for nothing.
-static void vectorise_by_8(BranchInst* back) {
+// The chain's scans of the threads' stops are vectorised `width` threads at a time
+// without interleaving: left to the vectoriser, they got epilogue loops and interleaved
+// copies, which made first compiles longer for nothing.
+static void vectorise_by(BranchInst* back, unsigned width) {
   LLVMContext& c = back->getContext();
   Type* i32 = Type::getInt32Ty(c);
   auto option = [&](const char* name, Metadata* value) { return MDNode::get(c, {MDString::get(c, name), value}); };
   Metadata* on = ConstantAsMetadata::get(ConstantInt::getTrue(c));
   MDNode* id = MDNode::getDistinct(c, {nullptr, option("llvm.loop.vectorize.enable", on),
-                                       option("llvm.loop.vectorize.width", ConstantAsMetadata::get(ConstantInt::get(i32, 8))),
+                                       option("llvm.loop.vectorize.width", ConstantAsMetadata::get(ConstantInt::get(i32, width))),
                                        option("llvm.loop.interleave.count", ConstantAsMetadata::get(ConstantInt::get(i32, 1))),
                                        MDNode::get(c, {MDString::get(c, "llvm.loop.unroll.disable")})});
   id->replaceOperandWith(0, id);
@@ -1153,7 +1153,7 @@ static void or_over_threads(IRBuilder<>& b, BasicBlock* at, const std::string& n
   Value* t_next = b.CreateAdd(t, b.getInt32(1));
   t->addIncoming(t_next, loop);
   bad->addIncoming(bad_next, loop);
-  vectorise_by_8(b.CreateCondBr(b.CreateICmpULT(t_next, hi), loop, tail));
+  vectorise_by(b.CreateCondBr(b.CreateICmpULT(t_next, hi), loop, tail), 8);
   b.SetInsertPoint(tail);
   b.CreateCondBr(b.CreateICmpEQ(bad_next, b.getInt32(0)), ok, otherwise);
 }
@@ -1348,36 +1348,40 @@ void FunctionLowering::chain_whole_block(BasicBlock* general, BasicBlock* exit, 
   Value* first_word = at(barrier, b.getInt32(0));
   Value* last_point = at(next, last_thread);
   Value* last_word = at(barrier, last_thread);
+  // One pass over the threads: every thread stopped as the first or the last, and none as
+  // the first after one that did not (the one before thread 0 counts as one that did).
+  // Then the threads that stopped as thread 0 are [0, first_count) and the rest stopped
+  // as the last thread. Branch-free, 16 threads a step (the previous thread's answer is
+  // a recurrence the vectoriser shifts in).
   b.CreateBr(loop);
   b.SetInsertPoint(loop);
   PHINode* t = b.CreatePHI(i32, 2, "t");
   PHINode* first_count = b.CreatePHI(i32, 2, "first_count"); // threads stopped as thread 0
-  PHINode* first_end = b.CreatePHI(i32, 2, "first_end");     // the last of them + 1
-  PHINode* last_count = b.CreatePHI(i32, 2, "last_count");   // threads stopped as thread n - 1
-  PHINode* last_begin = b.CreatePHI(i32, 2, "last_begin");   // the first of them
+  PHINode* bad = b.CreatePHI(i32, 2, "bad");
+  PHINode* before_first = b.CreatePHI(b.getInt1Ty(), 2, "before_first");
   t->addIncoming(b.getInt32(0), scan);
   first_count->addIncoming(b.getInt32(0), scan);
-  first_end->addIncoming(b.getInt32(0), scan);
-  last_count->addIncoming(b.getInt32(0), scan);
-  last_begin->addIncoming(n, scan);
-  Value* stop = at(next, t);
-  Value* word = at(barrier, t);
-  Value* as_first = b.CreateAnd(b.CreateICmpEQ(stop, first_point), b.CreateICmpEQ(word, first_word));
-  Value* as_last = b.CreateAnd(b.CreateICmpEQ(stop, last_point), b.CreateICmpEQ(word, last_word));
+  bad->addIncoming(b.getInt32(0), scan);
+  before_first->addIncoming(b.getTrue(), scan);
+  auto as = [&](Value* u, Value* point_of, Value* word_of) {
+    return b.CreateAnd(b.CreateICmpEQ(at(next, u), point_of), b.CreateICmpEQ(at(barrier, u), word_of));
+  };
+  Value* as_first = as(t, first_point, first_word);
+  Value* as_last = as(t, last_point, last_word);
+  Value* wrong = b.CreateOr(b.CreateNot(b.CreateOr(as_first, as_last)), b.CreateAnd(as_first, b.CreateNot(before_first)));
   Value* t_next = b.CreateAdd(t, b.getInt32(1));
   Value* first_count_next = b.CreateAdd(first_count, b.CreateZExt(as_first, i32));
-  Value* last_count_next = b.CreateAdd(last_count, b.CreateZExt(as_last, i32));
-  Value* first_end_next = b.CreateBinaryIntrinsic(Intrinsic::umax, first_end, b.CreateSelect(as_first, t_next, b.getInt32(0)));
-  Value* last_begin_next = b.CreateBinaryIntrinsic(Intrinsic::umin, last_begin, b.CreateSelect(as_last, t, n));
+  Value* bad_next = b.CreateOr(bad, b.CreateZExt(wrong, i32));
   t->addIncoming(t_next, loop);
   first_count->addIncoming(first_count_next, loop);
-  first_end->addIncoming(first_end_next, loop);
-  last_count->addIncoming(last_count_next, loop);
-  last_begin->addIncoming(last_begin_next, loop);
+  bad->addIncoming(bad_next, loop);
+  before_first->addIncoming(as_first, loop);
   BranchInst* back = b.CreateCondBr(b.CreateICmpULT(t_next, n), loop, tail);
-  vectorise_by_8(back);
-  // Each run is whole when its count is its extent: the first from 0, the last to n.
+  vectorise_by(back, 16);
   b.SetInsertPoint(tail);
+  Value* first_total = first_count_next;
+  Value* any_bad = bad_next;
+  BasicBlock* tail_end = tail;
   auto kind = [&](Value* p, uint64_t bits) {
     Value* bit = b.CreateShl(b.getInt64(1), b.CreateZExt(b.CreateAnd(p, b.getInt32(63)), i64));
     return b.CreateAnd(b.CreateICmpULT(p, b.getInt32(64)),
@@ -1386,11 +1390,9 @@ void FunctionLowering::chain_whole_block(BasicBlock* general, BasicBlock* exit, 
   auto full_barrier = [&](Value* p, Value* w) { return b.CreateAnd(kind(p, barrier_bits), b.CreateICmpULT(w, b.getInt32(0x100))); };
   auto full_warps = [&](Value* p, Value* w) { return b.CreateAnd(kind(p, warp_bits), b.CreateICmpEQ(w, b.getInt32(~0u))); };
   auto aligned = [&](Value* v) { return b.CreateICmpEQ(b.CreateAnd(v, b.getInt32(31)), b.getInt32(0)); };
-  Value* one_run = b.CreateICmpEQ(first_count_next, n); // every thread stopped as thread 0
-  Value* two_runs = b.CreateAnd({b.CreateICmpEQ(first_end_next, first_count_next),
-                                 b.CreateICmpEQ(last_begin_next, b.CreateSub(n, last_count_next)),
-                                 b.CreateICmpEQ(b.CreateAdd(first_count_next, last_count_next), n)});
-  Value* split = first_count_next; // where the last run starts
+  Value* one_run = b.CreateAnd(b.CreateICmpEQ(any_bad, b.getInt32(0)), b.CreateICmpEQ(first_total, n));
+  Value* two_runs = b.CreateAnd(b.CreateICmpEQ(any_bad, b.getInt32(0)), b.CreateICmpNE(first_total, n));
+  Value* split = first_total; // where the last run starts
   // The block goes on from one barrier; or the warps of one run go on from their operation
   // while the other run waits at a barrier or has ended (reduce's warp 0 shuffles after
   // the other warps exited).
@@ -1432,7 +1434,7 @@ void FunctionLowering::chain_whole_block(BasicBlock* general, BasicBlock* exit, 
   // Every thread at the one barrier: the block goes on from it.
   b.SetInsertPoint(all);
   PHINode* barrier_point = b.CreatePHI(i32, 2, "barrier_point");
-  barrier_point->addIncoming(first_point, tail);
+  barrier_point->addIncoming(first_point, tail_end);
   barrier_point->addIncoming(other_point, joined_end);
   b.CreateStore(b.getInt32(0), thread_);
   b.CreateBr(header);
