@@ -6,11 +6,13 @@
 
 #include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/Analysis/LoopInfo.h>
+#include <llvm/IR/CFG.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/PatternMatch.h>
 
 #include "codegen/spill_remat.h"
+#include "codegen/thread_interchange.h"
 
 namespace mimic::codegen {
 
@@ -135,6 +137,15 @@ PreservedAnalyses WarpIndices::run(Function& f, FunctionAnalysisManager& am) {
     row_end->replaceUsesWithIf(piece_end, [&](llvm::Use& use) {
       return cast<Instruction>(use.getUser())->getParent() != row_end->getParent();
     });
+    // The thread loops that now end at the piece's end (their header tests it; the back
+    // edge carries the loop's properties) go one vector of threads at a time.
+    for (llvm::User* test : piece_end->users())
+      if (isa<ICmpInst>(test))
+        for (llvm::User* u : test->users())
+          if (auto* exit = dyn_cast<BranchInst>(u))
+            for (BasicBlock* from : predecessors(exit->getParent()))
+              if (Instruction* back = from->getTerminator(); back->getMetadata(kThreadLatchMetadata))
+                one_vector_per_iteration(back);
     Value* first = nullptr;
     for (const Use& u : uses) {
       Value* replacement = warp;
