@@ -352,7 +352,13 @@ PreservedAnalyses RematerialiseSpills::run(Function& f, FunctionAnalysisManager&
     slot_saves[key.second].append(stores.begin(), stores.end());
   for (auto& [key, loads] : restores)
     slot_restores[key.second].append(loads.begin(), loads.end());
+  // A predicate lives in its slot as a byte: saved again unchanged, it is the restore's
+  // byte truncated to i1 and extended back.
   auto restore_of = [](Value* v, uint32_t slot) {
+    if (auto* wide = dyn_cast<ZExtInst>(v))
+      if (auto* narrow = dyn_cast<TruncInst>(wide->getOperand(0));
+          narrow && narrow->getDestTy()->isIntegerTy(1) && narrow->getSrcTy() == wide->getDestTy())
+        v = narrow->getOperand(0);
     auto* l = dyn_cast<LoadInst>(v);
     auto key = l ? spill_key(*l) : std::nullopt;
     return key && key->second == slot;
