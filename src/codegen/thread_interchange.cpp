@@ -605,7 +605,7 @@ void Interchanger::transform(Plan& p) {
   // The end of a new loop over the row's threads with index `t`: t + 1, the thread loop's
   // own test of it, and the branch back to `again` or on to `out`.
   // The loops made here go over the same threads as the one they come from.
-  const bool one_vector = asks_one_vector_per_iteration(back);
+  const bool one_warp = asks_one_warp_per_iteration(back);
   auto next_thread_of = [&](IRBuilder<>& b, PHINode* t, BasicBlock* again, BasicBlock* out) {
     Instruction* t_next = p.next->clone();
     t_next->replaceUsesOfWith(p.iv, t);
@@ -614,8 +614,8 @@ void Interchanger::transform(Plan& p) {
     c->replaceUsesOfWith(p.next, t_next);
     b.Insert(c);
     BranchInst* br = stay_first ? b.CreateCondBr(c, again, out) : b.CreateCondBr(c, out, again);
-    if (one_vector)
-      one_vector_per_iteration(br);
+    if (one_warp)
+      one_warp_per_iteration(br);
     t->addIncoming(t_next, b.GetInsertBlock());
     return std::pair{t_next, br};
   };
@@ -860,8 +860,8 @@ void Interchanger::transform(Plan& p) {
   t3->addIncoming(p.first, after);
   auto [next3, back3] = next_thread_of(b, t3, threads3, p.exit);
   mark_thread_loop(back3);
-  if (one_vector)
-    one_vector_per_iteration(back3);
+  if (one_warp)
+    one_warp_per_iteration(back3);
   for (PHINode& phi : p.exit->phis()) {
     int k = phi.getBasicBlockIndex(step);
     Value* v = phi.getIncomingValue(unsigned(k));
@@ -915,24 +915,41 @@ void mark_thread_loop(Instruction* back_edge) {
   back_edge->setMetadata(LLVMContext::MD_loop, id);
 }
 
-void one_vector_per_iteration(Instruction* back_edge) {
+constexpr const char* kInterleave = "llvm.loop.interleave.count";
+constexpr const char* kWidth = "llvm.loop.vectorize.width";
+
+void one_warp_per_iteration(Instruction* back_edge) {
   LLVMContext& ctx = back_edge->getContext();
   SmallVector<Metadata*, 4> options{nullptr};
+  auto named = [](Metadata* option, const char* name) {
+    auto* node = dyn_cast<MDNode>(option);
+    auto* key = node && node->getNumOperands() ? dyn_cast<MDString>(node->getOperand(0)) : nullptr;
+    return key && key->getString() == name;
+  };
   if (MDNode* id = back_edge->getMetadata(LLVMContext::MD_loop))
     for (unsigned k = 1; k < id->getNumOperands(); ++k)
-      options.push_back(id->getOperand(k));
-  options.push_back(MDNode::get(ctx, {MDString::get(ctx, "llvm.loop.interleave.count"),
-                                      ConstantAsMetadata::get(ConstantInt::get(Type::getInt32Ty(ctx), 1))}));
+      if (!named(id->getOperand(k), kInterleave) && !named(id->getOperand(k), kWidth))
+        options.push_back(id->getOperand(k));
+  auto option = [&](const char* name, unsigned value) {
+    Metadata* v = ConstantAsMetadata::get(ConstantInt::get(Type::getInt32Ty(ctx), value));
+    options.push_back(MDNode::get(ctx, {MDString::get(ctx, name), v}));
+  };
+  option(kInterleave, 1);
+  option(kWidth, 32);
   MDNode* id = MDNode::getDistinct(ctx, options);
   id->replaceOperandWith(0, id);
   back_edge->setMetadata(LLVMContext::MD_loop, id);
 }
 
-bool asks_one_vector_per_iteration(const Instruction* back_edge) {
+bool asks_one_warp_per_iteration(const Instruction* back_edge) {
   MDNode* id = back_edge->getMetadata(LLVMContext::MD_loop);
-  MDNode* option = id ? findOptionMDForLoopID(id, "llvm.loop.interleave.count") : nullptr;
-  auto* count = option && option->getNumOperands() == 2 ? mdconst::dyn_extract<ConstantInt>(option->getOperand(1)) : nullptr;
-  return count && count->isOne();
+  auto value = [&](const char* name) -> uint64_t {
+    MDNode* option = id ? findOptionMDForLoopID(id, name) : nullptr;
+    auto* v = option && option->getNumOperands() == 2 ? mdconst::dyn_extract<ConstantInt>(option->getOperand(1))
+                                                       : nullptr;
+    return v ? v->getZExtValue() : 0;
+  };
+  return value(kInterleave) == 1 && value(kWidth) == 32;
 }
 
 bool is_thread_loop(const Loop& loop) {

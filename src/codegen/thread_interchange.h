@@ -36,12 +36,12 @@ namespace mimic::codegen {
 // Marks `back_edge` (a thread loop's latch branch) as a thread loop's, to be vectorised.
 void mark_thread_loop(llvm::Instruction* back_edge);
 bool is_thread_loop(const llvm::Loop& loop);
-// Asks the vectoriser not to interleave the loop `back_edge` closes (one vector of threads
-// per iteration), and whether a loop's back edge asks that: a loop over one warp's piece
-// of a row runs at most 32 threads, and interleaved (16 lanes x 4 on AVX-512) it would
-// never enter its vector body.
-void one_vector_per_iteration(llvm::Instruction* back_edge);
-bool asks_one_vector_per_iteration(const llvm::Instruction* back_edge);
+// Asks the vectoriser for one warp's 32 threads per iteration of the loop `back_edge`
+// closes (vector width 32, not interleaved), and whether a loop's back edge asks that: a
+// loop over one warp's piece of a row runs at most 32 threads; left to the vectoriser,
+// a small body got 16 lanes x 4 on AVX-512 and never entered its vector body.
+void one_warp_per_iteration(llvm::Instruction* back_edge);
+bool asks_one_warp_per_iteration(const llvm::Instruction* back_edge);
 // MIMIC_INTERCHANGE=0 turns the pass off (for comparisons); the JIT cache keys on it.
 bool interchange_enabled();
 // MIMIC_INTERCHANGE=explain: each loop considered and why it was or was not interchanged,

@@ -138,14 +138,14 @@ PreservedAnalyses WarpIndices::run(Function& f, FunctionAnalysisManager& am) {
       return cast<Instruction>(use.getUser())->getParent() != row_end->getParent();
     });
     // The thread loops that now end at the piece's end (their header tests it; the back
-    // edge carries the loop's properties) go one vector of threads at a time.
+    // edge carries the loop's properties) go one warp of threads at a time.
     for (llvm::User* test : piece_end->users())
       if (isa<ICmpInst>(test))
         for (llvm::User* u : test->users())
           if (auto* exit = dyn_cast<BranchInst>(u))
             for (BasicBlock* from : predecessors(exit->getParent()))
               if (Instruction* back = from->getTerminator(); back->getMetadata(kThreadLatchMetadata))
-                one_vector_per_iteration(back);
+                one_warp_per_iteration(back);
     Value* first = nullptr;
     for (const Use& u : uses) {
       Value* replacement = warp;
