@@ -129,6 +129,11 @@ struct Plan {
   // Affine φ-nodes alone (nothing loaded in the loop): their address in a later round is
   // known in this one. The bool says whether the access writes.
   SmallVector<std::pair<Value*, bool>, kMostPrefetched> ahead;
+  // A loop left at its latch only, whose values leaving it are updates of Array φs (a
+  // rotated loop summing into a register): each exit φ's header φ. A thread leaving
+  // stores its update where a staying one does, and C reads it from that array.
+  DenseMap<PHINode*, PHINode*> exit_carry;
+  bool latch_exit = false;
   uint64_t stack_bytes = 0;
 };
 
@@ -467,6 +472,29 @@ const char* Interchanger::analyse(Loop* outer, Loop* inner, DominatorTree& dt, S
       }
   }
 
+  {
+    SmallVector<BasicBlock*, 2> exiting;
+    inner->getExitingBlocks(exiting);
+    auto* latch_branch = dyn_cast<BranchInst>(p.inner_latch->getTerminator());
+    p.latch_exit = exiting.size() == 1 && exiting[0] == p.inner_latch && latch_branch &&
+                   latch_branch->isConditional();
+    for (PHINode& e : p.inner_exit->phis()) {
+      if (!p.latch_exit)
+        break;
+      Value* leaving = e.getIncomingValueForBlock(p.inner_latch);
+      PHINode* carried = nullptr;
+      for (PHINode* phi : phis)
+        if (p.carry[phi] == Carry::Array && phi->getIncomingValueForBlock(p.inner_latch) == leaving)
+          carried = phi;
+      if (carried)
+        p.exit_carry[&e] = carried;
+      else
+        p.latch_exit = false;
+    }
+    if (!p.latch_exit)
+      p.exit_carry.clear();
+  }
+
   // Values of A computed again from the thread index rather than kept per thread.
   SmallPtrSet<Value*, 1> iv{p.iv};
   for (SetVector<Instruction*>* set : {&p.into_body, &p.into_after})
@@ -486,8 +514,9 @@ const char* Interchanger::analyse(Loop* outer, Loop* inner, DominatorTree& dt, S
   for (PHINode* phi : phis)
     if (p.carry[phi] == Carry::Array)
       p.stack_bytes += bytes(phi->getType());
-  for (PHINode& phi : p.inner_exit->phis())
-    p.stack_bytes += bytes(phi.getType());
+  if (!p.latch_exit)
+    for (PHINode& phi : p.inner_exit->phis())
+      p.stack_bytes += bytes(phi.getType());
   if (stack_used + p.stack_bytes > kStackBudget)
     return "the per-thread arrays would take too much stack";
   return nullptr;
@@ -757,7 +786,19 @@ void Interchanger::transform(Plan& p) {
   auto* head2 = cast<BasicBlock>(m2[p.head]);
   auto* latch2 = cast<BasicBlock>(m2[p.inner_latch]);
   SmallVector<BasicBlock*, 4> leaves;
+  // Left at the latch only: both ways end the iteration (its updates stored for staying
+  // and leaving threads alike, one store each), and whether the thread stays is a value.
+  Value* stays = nullptr;
+  if (p.latch_exit) {
+    auto* br = cast<BranchInst>(latch2->getTerminator());
+    IRBuilder<> lb(br);
+    stays = br->getSuccessor(0) == head2 ? br->getCondition() : lb.CreateNot(br->getCondition(), "stays");
+    lb.CreateBr(iterated);
+    br->eraseFromParent();
+  }
   for (BasicBlock* copy : copies2) {
+    if (p.latch_exit)
+      break;
     Instruction* term = copy->getTerminator();
     BasicBlock* leave = nullptr;
     for (unsigned k = 0; k < term->getNumSuccessors(); ++k) {
@@ -781,6 +822,7 @@ void Interchanger::transform(Plan& p) {
   for (PHINode* phi : head_phis)
     if (p.carry[phi] == Carry::Array)
       b.CreateStore(mapped(m2, phi->getIncomingValueForBlock(p.inner_latch)), slot(phi, at2, b));
+  Value* iterated_state = stays ? b.CreateSelect(stays, b.getInt8(kInside), b.getInt8(kPast)) : b.getInt8(kInside);
   b.CreateBr(next_thread);
   b.SetInsertPoint(next_thread);
   // Every thread's state byte is stored back, changed or not: stored only where a thread
@@ -790,7 +832,7 @@ void Interchanger::transform(Plan& p) {
   // 10% of its samples on that load). A plain store of the same width forwards.
   PHINode* state_next = b.CreatePHI(i8, unsigned(2 + leaves.size()), "where.next");
   state_next->addIncoming(where2, threads);
-  state_next->addIncoming(b.getInt8(kInside), iterated);
+  state_next->addIncoming(iterated_state, iterated);
   for (BasicBlock* leave : leaves)
     state_next->addIncoming(b.getInt8(kPast), leave);
   b.CreateStore(state_next, state_at(at2, b));
@@ -845,7 +887,8 @@ void Interchanger::transform(Plan& p) {
     m3[v] = p.recomputed.count(v) ? clone_chain(v, *p.outer, m3, b)
                                   : static_cast<Value*>(b.CreateLoad(v->getType(), slot(v, at3, b), v->getName()));
   for (PHINode& phi : p.inner_exit->phis()) {
-    Value* v = b.CreateLoad(phi.getType(), slot(&phi, at3, b), phi.getName());
+    PHINode* carried = p.exit_carry.lookup(&phi);
+    Value* v = b.CreateLoad(phi.getType(), slot(carried ? carried : &phi, at3, b), phi.getName());
     cast<PHINode>(m3[&phi])->eraseFromParent();
     m3[&phi] = v;
   }

@@ -31,6 +31,12 @@ grep -q '^pf.lines' "$out/on.ll" || fail "no prefetch loop in the rounds"
   fail "the rounds record leaving threads with a masked store"
 grep -q 'store <[0-9]* x i8> %' "$out/on.ll" || fail "no vector store of the threads' state bytes"
 grep -q 'call void @llvm.prefetch.p0(ptr %[^,]*, i32 0, i32 2, i32 1)' "$out/on.ll" || fail "no prefetch of x into L2"
+# The loop is left at its latch only and the sum leaving it is the carried sum's update:
+# a leaving thread stores it where a staying one does (the carried sum's array, one
+# masked store per vector), and the code after the loop reads it there; no array of
+# values leaving the loop.
+arrays=$(grep -c 'alloca \[1024 x float\]' "$out/on.ll")
+[ "$arrays" -eq 1 ] || fail "$arrays per-thread float arrays, where the carried sum's alone would do"
 MIMIC_PREFETCH=0 "$mimic" compile --target cpu --emit llvm "$ptx" -o "$out/no_prefetch.ll"
 grep -q '^ix.threads' "$out/no_prefetch.ll" || fail "MIMIC_PREFETCH=0 undid the interchange"
 ! grep -q 'llvm.prefetch' "$out/no_prefetch.ll" || fail "MIMIC_PREFETCH=0 did not turn prefetching off"
