@@ -796,9 +796,7 @@ void Interchanger::transform(Plan& p) {
     lb.CreateBr(iterated);
     br->eraseFromParent();
   }
-  for (BasicBlock* copy : copies2) {
-    if (p.latch_exit)
-      break;
+  for (BasicBlock* copy : p.latch_exit ? ArrayRef<BasicBlock*>() : ArrayRef<BasicBlock*>(copies2)) {
     Instruction* term = copy->getTerminator();
     BasicBlock* leave = nullptr;
     for (unsigned k = 0; k < term->getNumSuccessors(); ++k) {
