@@ -314,6 +314,7 @@ private:
   llvm::Value* video_part(const ptx::Instruction& ins, const ptx::Operand& op, bool is_signed);
   void lower_vmad(const ptx::Instruction& ins);
   void lower_cp_async_bulk(const ptx::Instruction& ins);
+  void lower_prefetch(const ptx::Instruction& ins);
   void lower_float(const ptx::Instruction& ins);
   void lower_half(const ptx::Instruction& ins);
   void lower_compare(const ptx::Instruction& ins);

@@ -174,11 +174,13 @@ void FunctionLowering::lower_instruction(const ptx::Instruction& ins) {
     return;
   case Opcode::Prefetch:
   case Opcode::Prefetchu:
+    lower_prefetch(ins);
+    return;
   case Opcode::Applypriority:
   case Opcode::Discard:
   case Opcode::Pmevent:
   case Opcode::Setmaxnreg:
-    // Cache hints, eviction priorities, profiler events and register budgets: nothing to do
+    // Eviction priorities, profiler events and register budgets: nothing to do
     // on the CPU. discard.L2 leaves the line's contents undefined, so keeping them is one
     // of its allowed outcomes.
     return;
@@ -533,6 +535,19 @@ void FunctionLowering::lower_cp_async(const ptx::Instruction& ins) {
   src_size = b_.CreateBinaryIntrinsic(Intrinsic::umin, src_size, b_.getInt64(size));
   b_.CreateMemSet(dst, b_.getInt8(0), size, MaybeAlign(size));
   b_.CreateMemCpy(dst, MaybeAlign(1), src, MaybeAlign(1), src_size);
+}
+
+// prefetch{.global|.local}.L1|.L2 [a] and prefetchu.L1 [a]: on the CPU a prefetch of the
+// line into the core's L1 (locality 3) or L2 (locality 2) cache; a prefetch never faults,
+// so any address is fine. Tensor-map prefetches, and prefetches on a GPU, which has no
+// generic prefetch instruction in LLVM's AMDGPU backend, do nothing.
+void FunctionLowering::lower_prefetch(const ptx::Instruction& ins) {
+  if (gpu() || has(ins, Modifier::Tensormap) || ins.num_operands < 1)
+    return;
+  Modifier space = has(ins, Modifier::Local) ? Modifier::Local : has(ins, Modifier::Global) ? Modifier::Global : Modifier::None;
+  int locality = has(ins, Modifier::L2) || has(ins, Modifier::L2EvictLast) || has(ins, Modifier::L2EvictNormal) ? 2 : 3;
+  Value* p = address(ins, ins.operands[0], space);
+  b_.CreateIntrinsic(Intrinsic::prefetch, {b_.getPtrTy()}, {p, b_.getInt32(0), b_.getInt32(locality), b_.getInt32(1)});
 }
 
 // cp.async.bulk (without .tensor): the bytes are copied at once, so commit_group and

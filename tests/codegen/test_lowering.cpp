@@ -306,5 +306,34 @@ TEST(Lowering, UntranslatableInstructionNamesKernelAndLine) {
   EXPECT_NE(e.find("line 9"), std::string::npos) << e;
 }
 
+// prefetch.global.L2 and prefetchu.L1 are the program's own hints: prefetches for reading
+// into the L2 (locality 2) and the L1 (locality 3) cache; prefetch.tensormap does nothing.
+TEST(Lowering, PrefetchesBecomeReadPrefetches) {
+  auto p = program(R"(
+.visible .entry k(.param .u64 in) {
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [in];
+  cvta.to.global.u64 %rd2, %rd1;
+  prefetch.global.L2 [%rd2];
+  prefetchu.L1 [%rd1+256];
+  prefetch.tensormap [%rd1];
+  ret;
+})");
+  ASSERT_TRUE(p);
+  auto l = lowered(*p);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  l.module->getFunction(l.kernels[0].symbol)->print(os);
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+      ++n;
+    return n;
+  };
+  EXPECT_EQ(count("call void @llvm.prefetch"), 2u) << text;
+  EXPECT_EQ(count("i32 0, i32 2, i32 1)"), 1u) << text;
+  EXPECT_EQ(count("i32 0, i32 3, i32 1)"), 1u) << text;
+}
+
 } // namespace
 } // namespace mimic
