@@ -46,6 +46,7 @@
 #include "codegen/address_gep.h"
 #include "codegen/parallel_loops.h"
 #include "codegen/row_unswitch.h"
+#include "codegen/block_prefetch.h"
 #include "codegen/uniform_scatter.h"
 #include "codegen/thread_interchange.h"
 #include "codegen/spill_remat.h"
@@ -247,6 +248,7 @@ void optimise(llvm::Module& m) {
   });
   pb.registerVectorizerEndEPCallback([](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) {
     fpm.addPass(codegen::UniformScatters());
+    fpm.addPass(codegen::PrefetchNextBlockStores());
   });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
