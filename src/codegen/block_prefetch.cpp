@@ -2,6 +2,7 @@
 #include "codegen/block_prefetch.h"
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdlib>
 #include <string_view>
 
@@ -41,6 +42,15 @@ SmallVector<LoadInst*, 4> ctaid_x_loads(Function& f) {
           loads.push_back(load);
       }
   return loads;
+}
+
+constexpr uint64_t kLine = 64;
+
+// What a vector store (or masked store) writes.
+Type* stored_type(Instruction& i) {
+  if (auto* store = dyn_cast<StoreInst>(&i))
+    return store->getValueOperand()->getType();
+  return cast<IntrinsicInst>(i).getArgOperand(0)->getType();
 }
 
 // The pointer a vector store writes through, or null.
@@ -124,7 +134,12 @@ PreservedAnalyses PrefetchNextBlockStores::run(Function& f, FunctionAnalysisMana
     }
     IRBuilder<> b(s.store);
     Value* target = b.CreateGEP(b.getInt8Ty(), s.pointer, stride, "next.block.line");
-    b.CreateIntrinsic(Intrinsic::prefetch, {target->getType()}, {target, b.getInt32(1), b.getInt32(3), b.getInt32(1)});
+    // One prefetch per line the store covers (a joined run of 64 x i32 covers four).
+    const uint64_t bytes = f.getDataLayout().getTypeStoreSize(stored_type(*s.store)).getFixedValue();
+    for (uint64_t line = 0; line < std::max<uint64_t>(1, bytes / kLine); ++line) {
+      Value* at = line ? b.CreateConstGEP1_64(b.getInt8Ty(), target, line * kLine) : target;
+      b.CreateIntrinsic(Intrinsic::prefetch, {at->getType()}, {at, b.getInt32(1), b.getInt32(3), b.getInt32(1)});
+    }
     changed = true;
   }
   return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
