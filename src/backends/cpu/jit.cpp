@@ -47,6 +47,7 @@
 #include "codegen/parallel_loops.h"
 #include "codegen/row_unswitch.h"
 #include "codegen/block_prefetch.h"
+#include "codegen/interleaved_scatter.h"
 #include "codegen/uniform_scatter.h"
 #include "codegen/thread_interchange.h"
 #include "codegen/spill_remat.h"
@@ -248,6 +249,7 @@ void optimise(llvm::Module& m) {
   });
   pb.registerVectorizerEndEPCallback([](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) {
     fpm.addPass(codegen::UniformScatters());
+    fpm.addPass(codegen::JoinInterleavedScatters());
     fpm.addPass(codegen::PrefetchNextBlockStores());
   });
   pb.registerModuleAnalyses(mam);

@@ -1,0 +1,317 @@
+// Interleaved scatters as one masked store (see interleaved_scatter.h).
+#include "codegen/interleaved_scatter.h"
+
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <string_view>
+
+#include <llvm/ADT/SmallPtrSet.h>
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/Analysis/VectorUtils.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
+
+namespace mimic::codegen {
+
+using namespace llvm;
+
+namespace {
+
+// How the lanes of an integer vector differ: lane l is lane 0 + l * stride. `may_wrap`: the
+// vector went through an extension, before which the steps may have wrapped.
+struct Lanes {
+  int64_t stride = 0;
+  bool may_wrap = false;
+};
+
+constexpr unsigned kDepth = 16;
+
+std::optional<Lanes> lanes_of(Value* v, SmallPtrSetImpl<PHINode*>& phis, unsigned depth) {
+  if (depth > kDepth || !v->getType()->isVectorTy() || !v->getType()->getScalarType()->isIntegerTy())
+    return std::nullopt;
+  if (getSplatValue(v) || isa<ConstantAggregateZero>(v))
+    return Lanes{};
+  if (auto* c = dyn_cast<ConstantDataVector>(v)) {
+    if (c->getNumElements() < 2)
+      return Lanes{};
+    const int64_t step = int64_t(c->getElementAsInteger(1) - c->getElementAsInteger(0));
+    for (unsigned l = 2; l < c->getNumElements(); ++l)
+      if (int64_t(c->getElementAsInteger(l) - c->getElementAsInteger(l - 1)) != step)
+        return std::nullopt;
+    return Lanes{step, false};
+  }
+  if (auto* phi = dyn_cast<PHINode>(v)) {
+    if (!phis.insert(phi).second)
+      return std::nullopt;
+    std::optional<Lanes> result;
+    for (Value* in : phi->incoming_values()) {
+      // The induction's step: the phi plus (or less) a splat keeps its lanes' spacing.
+      if (auto* step = dyn_cast<BinaryOperator>(in);
+          step && (step->getOpcode() == Instruction::Add || step->getOpcode() == Instruction::Sub) &&
+          (step->getOperand(0) == phi || (step->getOpcode() == Instruction::Add && step->getOperand(1) == phi))) {
+        Value* other = step->getOperand(0) == phi ? step->getOperand(1) : step->getOperand(0);
+        if (getSplatValue(other))
+          continue;
+        return std::nullopt;
+      }
+      std::optional<Lanes> l = lanes_of(in, phis, depth + 1);
+      if (!l || (result && result->stride != l->stride))
+        return std::nullopt;
+      result = Lanes{l->stride, l->may_wrap || (result && result->may_wrap)};
+    }
+    return result;
+  }
+  if (auto* cast = dyn_cast<CastInst>(v)) {
+    if (cast->getOpcode() != Instruction::ZExt && cast->getOpcode() != Instruction::SExt &&
+        cast->getOpcode() != Instruction::Trunc)
+      return std::nullopt;
+    std::optional<Lanes> l = lanes_of(cast->getOperand(0), phis, depth + 1);
+    if (l && cast->getOpcode() != Instruction::Trunc)
+      l->may_wrap = true;
+    return l;
+  }
+  auto* op = dyn_cast<BinaryOperator>(v);
+  if (!op)
+    return std::nullopt;
+  auto constant = [](Value* x) -> std::optional<int64_t> {
+    if (auto* c = dyn_cast_or_null<ConstantInt>(getSplatValue(x)))
+      return c->getSExtValue();
+    return std::nullopt;
+  };
+  switch (op->getOpcode()) {
+  case Instruction::Or:
+    if (!cast<PossiblyDisjointInst>(op)->isDisjoint())
+      return std::nullopt;
+    [[fallthrough]];
+  case Instruction::Add:
+  case Instruction::Sub: {
+    std::optional<Lanes> a = lanes_of(op->getOperand(0), phis, depth + 1);
+    std::optional<Lanes> b = a ? lanes_of(op->getOperand(1), phis, depth + 1) : std::nullopt;
+    if (!b)
+      return std::nullopt;
+    // A disjoint or adds only where one side is a splat (its bits then never meet the other's).
+    if (op->getOpcode() == Instruction::Or && a->stride && b->stride)
+      return std::nullopt;
+    return Lanes{op->getOpcode() == Instruction::Sub ? a->stride - b->stride : a->stride + b->stride,
+                 a->may_wrap || b->may_wrap};
+  }
+  case Instruction::Mul:
+  case Instruction::Shl: {
+    std::optional<int64_t> c = constant(op->getOperand(1));
+    Value* x = op->getOperand(0);
+    if (!c && op->getOpcode() == Instruction::Mul) {
+      c = constant(op->getOperand(0));
+      x = op->getOperand(1);
+    }
+    if (!c || (op->getOpcode() == Instruction::Shl && (*c < 0 || *c > 32)))
+      return std::nullopt;
+    std::optional<Lanes> l = lanes_of(x, phis, depth + 1);
+    if (!l)
+      return std::nullopt;
+    const int64_t factor = op->getOpcode() == Instruction::Shl ? int64_t(1) << *c : *c;
+    if (l->stride > (int64_t(1) << 30) || l->stride < -(int64_t(1) << 30) || factor > (int64_t(1) << 30))
+      return std::nullopt;
+    l->stride *= factor;
+    return l;
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
+// A vector of pointers as base + index * scale + offset (bytes), the index a vector.
+struct Address {
+  Value* base = nullptr;
+  Value* index = nullptr;
+  int64_t scale = 0;
+  int64_t offset = 0;
+  bool widened = false; // the index is narrower than a pointer: GEP sign-extends it
+};
+
+std::optional<Address> decompose(Value* p, const DataLayout& dl) {
+  int64_t offset = 0;
+  while (auto* gep = dyn_cast<GetElementPtrInst>(p)) {
+    if (gep->getNumIndices() != 1)
+      return std::nullopt;
+    Value* index = gep->getOperand(1);
+    const int64_t size = int64_t(dl.getTypeAllocSize(gep->getSourceElementType()));
+    if (gep->getPointerOperand()->getType()->isVectorTy()) {
+      auto* c = dyn_cast<ConstantInt>(index);
+      if (!c)
+        return std::nullopt;
+      offset += c->getSExtValue() * size;
+      p = gep->getPointerOperand();
+      continue;
+    }
+    if (!index->getType()->isVectorTy())
+      return std::nullopt;
+    Value* base = gep->getPointerOperand();
+    // Copies of one integer turned into a pointer are one base.
+    if (auto* cast = dyn_cast<IntToPtrInst>(base))
+      base = cast->getOperand(0);
+    const bool widened = index->getType()->getScalarSizeInBits() < dl.getIndexTypeSizeInBits(gep->getType());
+    return Address{base, index, size, offset, widened};
+  }
+  return std::nullopt;
+}
+
+// out[l * F + k] = parts[k][l]: the parts (F a power of two, one vector type) interleaved.
+Value* interleave(IRBuilder<>& b, ArrayRef<Value*> parts) {
+  const unsigned f = unsigned(parts.size());
+  const unsigned n = cast<FixedVectorType>(parts[0]->getType())->getNumElements();
+  SmallVector<Value*, 8> level(parts.begin(), parts.end());
+  while (level.size() > 1) { // concatenate pairs until one vector holds part k at k * n
+    SmallVector<Value*, 8> next;
+    for (size_t i = 0; i < level.size(); i += 2) {
+      const unsigned width = cast<FixedVectorType>(level[i]->getType())->getNumElements();
+      SmallVector<int, 64> mask;
+      for (unsigned e = 0; e < 2 * width; ++e)
+        mask.push_back(int(e));
+      next.push_back(b.CreateShuffleVector(level[i], level[i + 1], mask));
+    }
+    level = std::move(next);
+  }
+  SmallVector<int, 128> mask;
+  for (unsigned l = 0; l < n; ++l)
+    for (unsigned k = 0; k < f; ++k)
+      mask.push_back(int(k * n + l));
+  return b.CreateShuffleVector(level[0], mask, "interleaved");
+}
+
+struct Member {
+  IntrinsicInst* call;
+  unsigned k; // its place in each lane's run
+};
+
+struct Group {
+  SmallVector<IntrinsicInst*, 8> calls; // in program order
+  std::optional<Address> address;
+  Lanes lanes;
+};
+
+// Joins one group's scatters into one masked store where the last one is, or returns
+// false with the IR as it was. `members` cover offsets k * E, k < F, once each.
+bool join(Group& g, ArrayRef<Member> members, unsigned f) {
+  IntrinsicInst* first = g.calls.front();
+  IntrinsicInst* last = g.calls.back();
+  // Nothing between the scatters may read or write memory: they all move to the last.
+  for (auto it = std::next(first->getIterator()); &*it != last; ++it) {
+    auto* call = dyn_cast<IntrinsicInst>(&*it);
+    if ((!call || !llvm::is_contained(g.calls, call)) && it->mayReadOrWriteMemory())
+      return false;
+  }
+  SmallVector<IntrinsicInst*, 8> by_k(f);
+  for (const Member& m : members)
+    by_k[m.k] = m.call;
+  Value* pointers = by_k[0]->getArgOperand(1);
+  const unsigned n = cast<FixedVectorType>(pointers->getType())->getNumElements();
+  Align align = by_k[0]->getParamAlign(1).valueOrOne();
+  for (IntrinsicInst* call : g.calls)
+    align = std::min(align, call->getParamAlign(1).valueOrOne());
+
+  IRBuilder<> b(last);
+  Value* start = b.CreateExtractElement(pointers, uint64_t(0), "run.start");
+  Instruction* slow_at = nullptr;
+  if (g.lanes.may_wrap) {
+    // The lanes are evenly spaced unless a narrower type wrapped before its extension; then
+    // the last lane is not (n - 1) * S past the first, and the scatters run as they were.
+    Value* end = b.CreateExtractElement(pointers, uint64_t(n - 1));
+    Type* i64 = b.getInt64Ty();
+    Value* span = b.CreateSub(b.CreatePtrToInt(end, i64), b.CreatePtrToInt(start, i64));
+    Value* even = b.CreateICmpEQ(span, b.getInt64(uint64_t(int64_t(n - 1) * g.lanes.stride)), "run.even");
+    Instruction* then_term = nullptr;
+    SplitBlockAndInsertIfThenElse(even, last->getIterator(), &then_term, &slow_at);
+    b.SetInsertPoint(then_term);
+  }
+  SmallVector<Value*, 8> masks, data;
+  for (IntrinsicInst* call : by_k) {
+    data.push_back(call->getArgOperand(0));
+    masks.push_back(call->getArgOperand(2));
+  }
+  b.CreateMaskedStore(interleave(b, data), start, align, interleave(b, masks));
+  for (IntrinsicInst* call : g.calls) {
+    if (slow_at)
+      call->moveBefore(slow_at->getIterator());
+    else
+      call->eraseFromParent();
+  }
+  return true;
+}
+
+} // namespace
+
+bool interleaved_scatter_enabled() {
+  const char* env = std::getenv("MIMIC_INTERLEAVED_SCATTER");
+  return !(env && (std::string_view(env) == "0" || std::string_view(env) == "off"));
+}
+
+PreservedAnalyses JoinInterleavedScatters::run(Function& f, FunctionAnalysisManager&) {
+  if (!interleaved_scatter_enabled())
+    return PreservedAnalyses::all();
+  const DataLayout& dl = f.getDataLayout();
+  SmallVector<Group, 8> groups;
+  for (BasicBlock& bb : f) {
+    // Scatters of this block by (base, index, scale, type), in program order.
+    std::map<std::tuple<Value*, Value*, int64_t, Type*>, size_t> key_to_group;
+    for (Instruction& i : bb) {
+      auto* call = dyn_cast<IntrinsicInst>(&i);
+      if (!call || call->getIntrinsicID() != Intrinsic::masked_scatter ||
+          !isa<FixedVectorType>(call->getArgOperand(0)->getType()))
+        continue;
+      std::optional<Address> a = decompose(call->getArgOperand(1), dl);
+      if (!a)
+        continue;
+      auto [it, added] = key_to_group.try_emplace({a->base, a->index, a->scale, call->getArgOperand(0)->getType()}, groups.size());
+      if (added)
+        groups.push_back(Group{{}, a, {}});
+      groups[it->second].calls.push_back(call);
+    }
+  }
+  bool changed = false;
+  for (Group& g : groups) {
+    const unsigned f = unsigned(g.calls.size());
+    if (f != 2 && f != 4 && f != 8)
+      continue;
+    SmallPtrSet<PHINode*, 4> phis;
+    std::optional<Lanes> lanes = lanes_of(g.address->index, phis, 0);
+    if (!lanes)
+      continue;
+    Type* element = g.calls[0]->getArgOperand(0)->getType()->getScalarType();
+    const int64_t e = int64_t(dl.getTypeAllocSize(element));
+    if (e != int64_t(dl.getTypeStoreSize(element)) || e == 0)
+      continue;
+    g.lanes = Lanes{lanes->stride * g.address->scale, lanes->may_wrap || g.address->widened};
+    if (g.lanes.stride != int64_t(f) * e)
+      continue;
+    // The members' offsets: k * E past the least, each k once.
+    int64_t least = INT64_MAX;
+    SmallVector<int64_t, 8> offsets;
+    for (IntrinsicInst* call : g.calls) {
+      offsets.push_back(decompose(call->getArgOperand(1), dl)->offset);
+      least = std::min(least, offsets.back());
+    }
+    SmallVector<Member, 8> members;
+    SmallVector<bool, 8> seen(f, false);
+    bool complete = true;
+    for (size_t m = 0; m < g.calls.size() && complete; ++m) {
+      const int64_t d = offsets[m] - least;
+      const int64_t k = d / e;
+      complete = d % e == 0 && k < int64_t(f) && !seen[size_t(k)];
+      if (complete) {
+        seen[size_t(k)] = true;
+        members.push_back({g.calls[m], unsigned(k)});
+      }
+    }
+    if (!complete)
+      continue;
+    changed |= join(g, members, f);
+  }
+  return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+}
+
+} // namespace mimic::codegen
