@@ -1,5 +1,6 @@
 // Prefetches for the next block's stores (see block_prefetch.h).
 #include "codegen/block_prefetch.h"
+#include "support/config.h"
 
 #include <cstddef>
 #include <algorithm>
@@ -65,8 +66,7 @@ Value* vector_store_pointer(Instruction& i) {
 } // namespace
 
 bool store_prefetch_enabled() {
-  const char* env = std::getenv("MIMIC_STORE_PREFETCH");
-  return !(env && (std::string_view(env) == "0" || std::string_view(env) == "off"));
+  return config::switched_on("MIMIC_STORE_PREFETCH");
 }
 
 PreservedAnalyses PrefetchNextBlockStores::run(Function& f, FunctionAnalysisManager& am) {

@@ -1,5 +1,5 @@
-// A pass for the optimiser: stores to memory a block's width away from the next block's
-// are prefetched, for writing, for the next block.
+// A pass for the optimiser: the next block's stores are prefetched, for writing, where
+// they are a page or more from this block's.
 //
 // A kernel that gives each block its own stretch of an output (a row of a matrix, a tile)
 // ends each block with a burst of stores to lines that are not in the cache. On a GPU the
@@ -10,10 +10,11 @@
 // cache). The hardware prefetcher follows runs within a page and does not guess the next
 // block's row. So each vector store whose address moves by a page or more from one block
 // to the next (SCEV: the address with %ctaid.x + 1 in place of %ctaid.x, less the address,
-// invariant in the loops around it) is preceded by a prefetch-for-write of that address:
-// the lines of the next block's output, which the same worker runs next (blocks go to
-// workers in runs of consecutive indices), arrive while this block computes. Runs after
-// the loop vectoriser, so there is one prefetch per vector store, not per thread.
+// invariant in the loops around it) is preceded by prefetches-for-write of the lines it
+// covers there: the lines of the next block's output, which the same worker runs next
+// (blocks go to workers in runs of consecutive indices), arrive while this block computes.
+// Runs after the loop vectoriser, so there is one prefetch per line of a vector store,
+// not one per thread.
 //   MIMIC_STORE_PREFETCH=0 turns it off (the JIT cache keys on it).
 #pragma once
 

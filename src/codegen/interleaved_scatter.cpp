@@ -1,5 +1,6 @@
 // Interleaved scatters as one masked store (see interleaved_scatter.h).
 #include "codegen/interleaved_scatter.h"
+#include "support/config.h"
 
 #include <cstdlib>
 #include <map>
@@ -246,8 +247,7 @@ bool join(Group& g, ArrayRef<Member> members, unsigned f) {
 } // namespace
 
 bool interleaved_scatter_enabled() {
-  const char* env = std::getenv("MIMIC_INTERLEAVED_SCATTER");
-  return !(env && (std::string_view(env) == "0" || std::string_view(env) == "off"));
+  return config::switched_on("MIMIC_INTERLEAVED_SCATTER");
 }
 
 PreservedAnalyses JoinInterleavedScatters::run(Function& f, FunctionAnalysisManager&) {

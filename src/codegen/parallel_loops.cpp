@@ -1,4 +1,5 @@
 #include "codegen/parallel_loops.h"
+#include "support/config.h"
 
 #include <cstdlib>
 #include <string>
@@ -23,8 +24,7 @@ namespace mimic::codegen {
 using namespace llvm;
 
 bool parallel_loops_enabled() {
-  const char* env = std::getenv("MIMIC_PARALLEL_LOOPS");
-  return !(env && (std::string_view(env) == "0" || std::string_view(env) == "off"));
+  return config::switched_on("MIMIC_PARALLEL_LOOPS");
 }
 
 bool parallel_loops_explain() {

@@ -1,5 +1,6 @@
 // Thread loops unswitched on row-invariant conditions (see row_unswitch.h).
 #include "codegen/row_unswitch.h"
+#include "support/config.h"
 
 #include "codegen/thread_interchange.h"
 
@@ -11,8 +12,7 @@
 namespace mimic::codegen {
 
 bool row_unswitch_enabled() {
-  const char* env = std::getenv("MIMIC_ROW_UNSWITCH");
-  return !(env && (std::string_view(env) == "0" || std::string_view(env) == "off"));
+  return config::switched_on("MIMIC_ROW_UNSWITCH");
 }
 
 llvm::PreservedAnalyses UnswitchThreadLoops::run(llvm::Loop& loop, llvm::LoopAnalysisManager& am,

@@ -1,4 +1,5 @@
 #include "codegen/thread_interchange.h"
+#include "support/config.h"
 
 #include <cstdint>
 #include <functional>
@@ -1004,13 +1005,11 @@ bool interchange_explain() {
 }
 
 bool prefetch_enabled() {
-  const char* env = std::getenv("MIMIC_PREFETCH");
-  return !(env && (std::string_view(env) == "0" || std::string_view(env) == "off"));
+  return config::switched_on("MIMIC_PREFETCH");
 }
 
 bool interchange_enabled() {
-  const char* env = std::getenv("MIMIC_INTERCHANGE");
-  return !(env && (std::string_view(env) == "0" || std::string_view(env) == "off"));
+  return config::switched_on("MIMIC_INTERCHANGE");
 }
 
 PreservedAnalyses InterchangeThreadLoops::run(Function& f, FunctionAnalysisManager& am) {

@@ -1,5 +1,6 @@
 // Scatters to one address, stored as their last active lane (see uniform_scatter.h).
 #include "codegen/uniform_scatter.h"
+#include "support/config.h"
 
 #include <cstdlib>
 #include <string_view>
@@ -15,8 +16,7 @@ namespace mimic::codegen {
 using namespace llvm;
 
 bool uniform_scatter_enabled() {
-  const char* env = std::getenv("MIMIC_UNIFORM_SCATTER");
-  return !(env && (std::string_view(env) == "0" || std::string_view(env) == "off"));
+  return config::switched_on("MIMIC_UNIFORM_SCATTER");
 }
 
 PreservedAnalyses UniformScatters::run(Function& f, FunctionAnalysisManager&) {

@@ -14,6 +14,7 @@
 // group's slots. A source lane past the block or out of the shuffle's range gives the
 // lane its own value, as the per-thread lowering does (lower_sync.cpp).
 #include "codegen/lower_impl.h"
+#include "support/config.h"
 #include "codegen/spill_remat.h"
 
 #include <llvm/IR/Intrinsics.h>
@@ -93,8 +94,7 @@ bool chain_arithmetic(const ptx::Instruction& ins) {
 } // namespace
 
 bool warp_chains_enabled() {
-  const char* env = std::getenv("MIMIC_WARP_CHAINS");
-  return !(env && (std::string_view(env) == "0" || std::string_view(env) == "off"));
+  return config::switched_on("MIMIC_WARP_CHAINS");
 }
 
 // Registers written once, by an unguarded `mov r, imm` (nvcc's shuffle distances, clamp

@@ -111,4 +111,9 @@ std::pair<int, int> compute_capability() {
   return cc;
 }
 
+bool switched_on(const char* variable) {
+  const char* env = std::getenv(variable);
+  return !(env && (std::string_view(env) == "0" || std::string_view(env) == "off"));
+}
+
 } // namespace mimic::config

@@ -34,4 +34,9 @@ BackendChoice backend_choice();
 // Parses a MIMIC_BACKEND / `mimic run --backend` value; nullopt when it names no backend.
 std::optional<BackendChoice> parse_backend_choice(std::string_view value);
 
+// A switch that is on unless `variable` is set to 0 or off: the code generator's
+// MIMIC_INTERCHANGE, MIMIC_PREFETCH and the like, for measuring what each pass is worth.
+// Read at each call (tests set them per process; the JIT cache keys on them).
+bool switched_on(const char* variable);
+
 } // namespace mimic::config
