@@ -2,10 +2,9 @@
 #include "codegen/interleaved_scatter.h"
 #include "support/config.h"
 
-#include <cstdlib>
+#include <algorithm>
 #include <map>
 #include <optional>
-#include <string_view>
 
 #include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/ADT/SmallVector.h>
@@ -184,20 +183,16 @@ Value* interleave(IRBuilder<>& b, ArrayRef<Value*> parts) {
   return b.CreateShuffleVector(level[0], mask, "interleaved");
 }
 
-struct Member {
-  IntrinsicInst* call;
-  unsigned k; // its place in each lane's run
-};
-
 struct Group {
   SmallVector<IntrinsicInst*, 8> calls; // in program order
-  std::optional<Address> address;
+  SmallVector<int64_t, 8> offsets;      // each call's constant byte offset
+  Address address;                      // the first call's
   Lanes lanes;
 };
 
 // Joins one group's scatters into one masked store where the last one is, or returns
-// false with the IR as it was. `members` cover offsets k * E, k < F, once each.
-bool join(Group& g, ArrayRef<Member> members, unsigned f) {
+// false with the IR as it was. by_k[k] is the scatter at offset k * E in each lane's run.
+bool join(const Group& g, ArrayRef<IntrinsicInst*> by_k) {
   IntrinsicInst* first = g.calls.front();
   IntrinsicInst* last = g.calls.back();
   // Nothing between the scatters may read or write memory: they all move to the last.
@@ -206,9 +201,6 @@ bool join(Group& g, ArrayRef<Member> members, unsigned f) {
     if ((!call || !llvm::is_contained(g.calls, call)) && it->mayReadOrWriteMemory())
       return false;
   }
-  SmallVector<IntrinsicInst*, 8> by_k(f);
-  for (const Member& m : members)
-    by_k[m.k] = m.call;
   Value* pointers = by_k[0]->getArgOperand(1);
   const unsigned n = cast<FixedVectorType>(pointers->getType())->getNumElements();
   Align align = by_k[0]->getParamAlign(1).valueOrOne();
@@ -268,8 +260,9 @@ PreservedAnalyses JoinInterleavedScatters::run(Function& f, FunctionAnalysisMana
         continue;
       auto [it, added] = key_to_group.try_emplace({a->base, a->index, a->scale, call->getArgOperand(0)->getType()}, groups.size());
       if (added)
-        groups.push_back(Group{{}, a, {}});
+        groups.push_back(Group{{}, {}, *a, {}});
       groups[it->second].calls.push_back(call);
+      groups[it->second].offsets.push_back(a->offset);
     }
   }
   bool changed = false;
@@ -278,38 +271,28 @@ PreservedAnalyses JoinInterleavedScatters::run(Function& f, FunctionAnalysisMana
     if (f != 2 && f != 4 && f != 8)
       continue;
     SmallPtrSet<PHINode*, 4> phis;
-    std::optional<Lanes> lanes = lanes_of(g.address->index, phis, 0);
+    std::optional<Lanes> lanes = lanes_of(g.address.index, phis, 0);
     if (!lanes)
       continue;
     Type* element = g.calls[0]->getArgOperand(0)->getType()->getScalarType();
     const int64_t e = int64_t(dl.getTypeAllocSize(element));
     if (e != int64_t(dl.getTypeStoreSize(element)) || e == 0)
       continue;
-    g.lanes = Lanes{lanes->stride * g.address->scale, lanes->may_wrap || g.address->widened};
+    g.lanes = Lanes{lanes->stride * g.address.scale, lanes->may_wrap || g.address.widened};
     if (g.lanes.stride != int64_t(f) * e)
       continue;
-    // The members' offsets: k * E past the least, each k once.
-    int64_t least = INT64_MAX;
-    SmallVector<int64_t, 8> offsets;
-    for (IntrinsicInst* call : g.calls) {
-      offsets.push_back(decompose(call->getArgOperand(1), dl)->offset);
-      least = std::min(least, offsets.back());
-    }
-    SmallVector<Member, 8> members;
-    SmallVector<bool, 8> seen(f, false);
+    // The scatters' offsets: k * E past the least, each k once.
+    const int64_t least = *std::min_element(g.offsets.begin(), g.offsets.end());
+    SmallVector<IntrinsicInst*, 8> by_k(f, nullptr);
     bool complete = true;
-    for (size_t m = 0; m < g.calls.size() && complete; ++m) {
-      const int64_t d = offsets[m] - least;
-      const int64_t k = d / e;
-      complete = d % e == 0 && k < int64_t(f) && !seen[size_t(k)];
-      if (complete) {
-        seen[size_t(k)] = true;
-        members.push_back({g.calls[m], unsigned(k)});
-      }
+    for (size_t m = 0; m < f && complete; ++m) {
+      const int64_t d = g.offsets[m] - least, k = d / e;
+      complete = d % e == 0 && k < int64_t(f) && !by_k[size_t(k)];
+      if (complete)
+        by_k[size_t(k)] = g.calls[m];
     }
-    if (!complete)
-      continue;
-    changed |= join(g, members, f);
+    if (complete)
+      changed |= join(g, by_k);
   }
   return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }
