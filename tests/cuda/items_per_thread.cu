@@ -32,7 +32,31 @@ __global__ void rows(const float* __restrict__ in, float* __restrict__ out, unsi
     y[c] = x[c] * 2.0f + float(blockIdx.x);
 }
 
-template <unsigned Items, unsigned Used> static int run_items(size_t n, unsigned block) {
+// Runs launch(device in, device out) with `out` as the output's first contents; false when
+// a CUDA call failed. `out` holds the output afterwards.
+template <typename In, typename Out, typename Launch>
+static bool run_on_device(const std::vector<In>& in, std::vector<Out>& out, Launch launch) {
+  In* d_in = nullptr;
+  Out* d_out = nullptr;
+  auto ok = [](cudaError_t e, const char* what) {
+    if (e != cudaSuccess) fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+    return e == cudaSuccess;
+  };
+  bool good = ok(cudaMalloc(&d_in, in.size() * sizeof(In)), "cudaMalloc") &&
+              ok(cudaMalloc(&d_out, out.size() * sizeof(Out)), "cudaMalloc") &&
+              ok(cudaMemcpy(d_in, in.data(), in.size() * sizeof(In), cudaMemcpyHostToDevice), "cudaMemcpy") &&
+              ok(cudaMemcpy(d_out, out.data(), out.size() * sizeof(Out), cudaMemcpyHostToDevice), "cudaMemcpy");
+  if (good) {
+    launch(d_in, d_out);
+    good = ok(cudaGetLastError(), "launch") && ok(cudaDeviceSynchronize(), "kernel") &&
+           ok(cudaMemcpy(out.data(), d_out, out.size() * sizeof(Out), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  }
+  cudaFree(d_in);
+  cudaFree(d_out);
+  return good;
+}
+
+template <unsigned Items, unsigned Used> static bool run_items(size_t n, unsigned block) {
   const size_t threads = (n + Items - 1) / Items;
   const unsigned blocks = unsigned((threads + block - 1) / block);
   std::vector<unsigned> in(size_t(blocks) * block), out(n + 64, 0xdeadbeefu), expect(n + 64, 0xdeadbeefu);
@@ -42,23 +66,15 @@ template <unsigned Items, unsigned Used> static int run_items(size_t n, unsigned
     for (unsigned k = 0; k < Used; ++k)
       if (t * Items + k < n)
         expect[t * Items + k] = in[t] * 7u + k;
-  unsigned *d_in, *d_out;
-  CHECK(cudaMalloc(&d_in, in.size() * sizeof(unsigned)));
-  CHECK(cudaMalloc(&d_out, out.size() * sizeof(unsigned)));
-  CHECK(cudaMemcpy(d_in, in.data(), in.size() * sizeof(unsigned), cudaMemcpyHostToDevice));
-  CHECK(cudaMemcpy(d_out, out.data(), out.size() * sizeof(unsigned), cudaMemcpyHostToDevice));
-  items<Items, Used><<<blocks, block>>>(d_in, d_out, n);
-  CHECK_LAUNCH();
-  CHECK(cudaMemcpy(out.data(), d_out, out.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  if (!run_on_device(in, out, [&](unsigned* d_in, unsigned* d_out) { items<Items, Used><<<blocks, block>>>(d_in, d_out, n); }))
+    return false;
   expect_equal("items", out.data(), expect.data(), out.size());
-  CHECK(cudaFree(d_in));
-  CHECK(cudaFree(d_out));
-  return 0;
+  return true;
 }
 
 int main() {
-  if (run_items<4, 4>(4 * 256 * 37 - 5, 256) || run_items<4, 4>(1000, 96) || run_items<4, 3>(4 * 256 * 9 - 2, 256) ||
-      run_items<2, 2>(2 * 128 * 5 + 1, 128) || run_items<8, 8>(8 * 64 * 3 - 9, 64))
+  if (!run_items<4, 4>(4 * 256 * 37 - 5, 256) || !run_items<4, 4>(1000, 96) || !run_items<4, 3>(4 * 256 * 9 - 2, 256) ||
+      !run_items<2, 2>(2 * 128 * 5 + 1, 128) || !run_items<8, 8>(8 * 64 * 3 - 9, 64))
     return 1;
 
   { // 32-bit indices
@@ -70,17 +86,9 @@ int main() {
       if (2 * t < n) expect[2 * t] = in[t];
       if (2 * t + 1 < n) expect[2 * t + 1] = -in[t];
     }
-    int *d_in, *d_out;
-    CHECK(cudaMalloc(&d_in, in.size() * sizeof(int)));
-    CHECK(cudaMalloc(&d_out, out.size() * sizeof(int)));
-    CHECK(cudaMemcpy(d_in, in.data(), in.size() * sizeof(int), cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(d_out, out.data(), out.size() * sizeof(int), cudaMemcpyHostToDevice));
-    items_int<<<blocks, 256>>>(d_in, d_out, n);
-    CHECK_LAUNCH();
-    CHECK(cudaMemcpy(out.data(), d_out, out.size() * sizeof(int), cudaMemcpyDeviceToHost));
+    if (!run_on_device(in, out, [&](int* d_in, int* d_out) { items_int<<<blocks, 256>>>(d_in, d_out, n); }))
+      return 1;
     expect_equal("items_int", out.data(), expect.data(), out.size());
-    CHECK(cudaFree(d_in));
-    CHECK(cudaFree(d_out));
   }
 
   { // rows of 3000 floats (a page and more apart), the grid's last row at the allocation's end
@@ -91,16 +99,9 @@ int main() {
     for (unsigned r = 0; r < count; ++r)
       for (unsigned c = 0; c < cols; ++c)
         expect[size_t(r) * cols + c] = in[size_t(r) * cols + c] * 2.0f + float(r);
-    float *d_in, *d_out;
-    CHECK(cudaMalloc(&d_in, in.size() * sizeof(float)));
-    CHECK(cudaMalloc(&d_out, out.size() * sizeof(float)));
-    CHECK(cudaMemcpy(d_in, in.data(), in.size() * sizeof(float), cudaMemcpyHostToDevice));
-    rows<<<count, 128>>>(d_in, d_out, cols);
-    CHECK_LAUNCH();
-    CHECK(cudaMemcpy(out.data(), d_out, out.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    if (!run_on_device(in, out, [&](float* d_in, float* d_out) { rows<<<count, 128>>>(d_in, d_out, cols); }))
+      return 1;
     expect_equal("rows", out.data(), expect.data(), out.size());
-    CHECK(cudaFree(d_in));
-    CHECK(cudaFree(d_out));
   }
   return report("items_per_thread");
 }
