@@ -544,10 +544,13 @@ void FunctionLowering::lower_cp_async(const ptx::Instruction& ins) {
 void FunctionLowering::lower_prefetch(const ptx::Instruction& ins) {
   if (gpu() || has(ins, Modifier::Tensormap) || ins.num_operands < 1)
     return;
-  Modifier space = has(ins, Modifier::Local) ? Modifier::Local : has(ins, Modifier::Global) ? Modifier::Global : Modifier::None;
-  int locality = has(ins, Modifier::L2) || has(ins, Modifier::L2EvictLast) || has(ins, Modifier::L2EvictNormal) ? 2 : 3;
+  const Modifier space = has(ins, Modifier::Local)    ? Modifier::Local
+                         : has(ins, Modifier::Global) ? Modifier::Global
+                                                      : Modifier::None;
+  const bool l2 = has(ins, Modifier::L2) || has(ins, Modifier::L2EvictLast) || has(ins, Modifier::L2EvictNormal);
   Value* p = address(ins, ins.operands[0], space);
-  b_.CreateIntrinsic(Intrinsic::prefetch, {b_.getPtrTy()}, {p, b_.getInt32(0), b_.getInt32(locality), b_.getInt32(1)});
+  b_.CreateIntrinsic(Intrinsic::prefetch, {b_.getPtrTy()},
+                     {p, b_.getInt32(0), b_.getInt32(l2 ? 2 : 3), b_.getInt32(1)});
 }
 
 // cp.async.bulk (without .tensor): the bytes are copied at once, so commit_group and
