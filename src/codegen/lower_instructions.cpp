@@ -3,6 +3,7 @@
 // refused by name, so a kernel that uses it fails at load with the line that did.
 #include "codegen/lower_impl.h"
 #include "codegen/parallel_loops.h"
+#include "codegen/prefetch_calls.h"
 
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/Transforms/Utils/LowerAtomic.h>
@@ -539,8 +540,10 @@ void FunctionLowering::lower_cp_async(const ptx::Instruction& ins) {
 
 // prefetch{.global|.local}.L1|.L2 [a] and prefetchu.L1 [a]: on the CPU a prefetch of the
 // line into the core's L1 (locality 3) or L2 (locality 2) cache; a prefetch never faults,
-// so any address is fine. Tensor-map prefetches, and prefetches on a GPU, which has no
-// generic prefetch instruction in LLVM's AMDGPU backend, do nothing.
+// so any address is fine. It is a call of @mimic.prefetch.l1/.l2, which the vectoriser can
+// widen, made llvm.prefetch after it (codegen/prefetch_calls.h). Tensor-map prefetches,
+// and prefetches on a GPU, which has no generic prefetch instruction in LLVM's AMDGPU
+// backend, do nothing.
 void FunctionLowering::lower_prefetch(const ptx::Instruction& ins) {
   if (gpu() || has(ins, Modifier::Tensormap) || ins.num_operands < 1)
     return;
@@ -549,8 +552,7 @@ void FunctionLowering::lower_prefetch(const ptx::Instruction& ins) {
                                                       : Modifier::None;
   const bool l2 = has(ins, Modifier::L2) || has(ins, Modifier::L2EvictLast) || has(ins, Modifier::L2EvictNormal);
   Value* p = address(ins, ins.operands[0], space);
-  b_.CreateIntrinsic(Intrinsic::prefetch, {b_.getPtrTy()},
-                     {p, b_.getInt32(0), b_.getInt32(l2 ? 2 : 3), b_.getInt32(1)});
+  b_.CreateCall(prefetch_function(*fn_->getParent(), l2), {b_.CreatePtrToInt(p, b_.getInt64Ty())});
 }
 
 // cp.async.bulk (without .tensor): the bytes are copied at once, so commit_group and

@@ -45,6 +45,7 @@
 #include "backends/cpu/worker_pool.h"
 #include "codegen/address_gep.h"
 #include "codegen/parallel_loops.h"
+#include "codegen/prefetch_calls.h"
 #include "codegen/row_unswitch.h"
 #include "codegen/block_prefetch.h"
 #include "codegen/interleaved_scatter.h"
@@ -251,6 +252,11 @@ void optimise(llvm::Module& m) {
     fpm.addPass(codegen::UniformScatters());
     fpm.addPass(codegen::JoinInterleavedScatters());
     fpm.addPass(codegen::PrefetchNextBlockStores());
+    fpm.addPass(codegen::ExpandPrefetchCalls());
+  });
+  // Every prefetch call is llvm.prefetch again, vectorised or not.
+  pb.registerOptimizerLastEPCallback([](llvm::ModulePassManager& mpm, llvm::OptimizationLevel, llvm::ThinOrFullLTOPhase) {
+    mpm.addPass(llvm::createModuleToFunctionPassAdaptor(codegen::ExpandPrefetchCalls()));
   });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
@@ -259,6 +265,7 @@ void optimise(llvm::Module& m) {
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   // O2 with the vectorisers, as clang's -O2. (O3 made a device-debug kernel that calls a
   // function with a shuffle in a loop spin forever; not understood yet.)
+  codegen::offer_vector_prefetches(m);
   llvm::ModulePassManager mpm;
   // Registers that are the same in every thread, or computed from the thread index, are
   // computed again after a split point rather than saved and restored per thread. This
@@ -273,6 +280,7 @@ void optimise(llvm::Module& m) {
   }
   mpm.addPass(pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2));
   mpm.run(m, mam);
+  codegen::withdraw_vector_prefetches(m);
 }
 
 void initialise_llvm() {
