@@ -1,6 +1,7 @@
 #include "codegen/address_gep.h"
 
 #include <llvm/Analysis/LoopInfo.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 
@@ -35,6 +36,7 @@ BasicBlock::iterator after_definition(Value* v, Function& f) {
 
 PreservedAnalyses AddressesToGep::run(Function& f, FunctionAnalysisManager& am) {
   LoopInfo& loops = am.getResult<LoopAnalysis>(f);
+  DominatorTree& dominators = am.getResult<DominatorTreeAnalysis>(f);
   SmallVector<IntToPtrInst*, 32> work;
   for (BasicBlock& bb : f)
     for (Instruction& i : bb)
@@ -57,7 +59,13 @@ PreservedAnalyses AddressesToGep::run(Function& f, FunctionAnalysisManager& am) 
     if (invariant.size() == 1) {
       at = after_definition(base, f);
     } else {
+      // Summed where the loop is entered from: its preheader, or (a thread loop entered
+      // from two unswitched copies has none yet) the block that dominates its header, which
+      // the invariant terms' definitions dominate (they are used in the loop).
       BasicBlock* preheader = loop->getLoopPreheader();
+      if (!preheader)
+        if (DomTreeNode* node = dominators.getNode(loop->getHeader()); node && node->getIDom())
+          preheader = node->getIDom()->getBlock();
       if (!preheader)
         continue;
       IRBuilder<> pb(preheader->getTerminator());
