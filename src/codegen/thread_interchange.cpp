@@ -612,6 +612,121 @@ void Interchanger::prefetch_lines(Plan& p, IRBuilder<>& b, const Prefetches& dec
   }
 }
 
+// A round in which every thread of the row is inside the loop (rounds after the first of a
+// loop every thread goes through as often: `for (c = tid; c < cols; c += blockDim)` with
+// cols a multiple of blockDim, most rounds of a grid-stride loop) needs no thread's state:
+// a copy of the round's thread loop (`blocks`, entered at blocks[0], left from its last
+// block to `exit`) in which `where` is kInside, chosen at `entry` by `all_in`. Its threads
+// run their iteration unconditionally, so the vectoriser makes it without masks for the
+// state. The values of the round that are used after it come from either copy; `counted`
+// (the threads the round went through) is `known` in the copy, counted by an earlier round.
+// Whether the vectoriser will leave a round's thread loop scalar, so that the state test of
+// each thread is a branch: the loop (`blocks`) writes memory at an address computed from
+// what it loaded (a histogram's `bins[byte]++`, whose lanes may collide), or calls a
+// function. A vectorised round tests the state with a mask, nearly free on AVX-512: a
+// full-round copy of it made layernorm 4% slower (its four rounds' code twice over).
+bool stays_scalar(ArrayRef<BasicBlock*> blocks) {
+  SmallPtrSet<const BasicBlock*, 32> in(blocks.begin(), blocks.end());
+  // Whether `v`, computed in the loop, depends on a load made in it.
+  std::function<bool(const Value*, unsigned)> loaded = [&](const Value* v, unsigned depth) {
+    auto* i = dyn_cast<Instruction>(v);
+    if (!i || !in.count(i->getParent()) || depth > 12 || isa<PHINode>(i))
+      return false;
+    if (isa<LoadInst>(i))
+      return true;
+    for (const Value* op : i->operands())
+      if (loaded(op, depth + 1))
+        return true;
+    return false;
+  };
+  for (BasicBlock* bb : blocks)
+    for (Instruction& i : *bb) {
+      if (auto* call = dyn_cast<CallInst>(&i); call && !isa<IntrinsicInst>(call))
+        return true;
+      const Value* address = isa<StoreInst>(i)         ? cast<StoreInst>(i).getPointerOperand()
+                             : isa<AtomicRMWInst>(i)     ? cast<AtomicRMWInst>(i).getPointerOperand()
+                             : isa<AtomicCmpXchgInst>(i) ? cast<AtomicCmpXchgInst>(i).getPointerOperand()
+                                                         : nullptr;
+      if (address && loaded(address, 0))
+        return true;
+    }
+  return false;
+}
+
+void add_full_round(ArrayRef<BasicBlock*> blocks, LoadInst* where, BasicBlock* entry, BasicBlock* exit,
+                    Value* all_in, Value* counted, Value* known) {
+  Function& f = *entry->getParent();
+  ValueToValueMapTy vm;
+  SmallVector<BasicBlock*, 24> copies;
+  SmallPtrSet<BasicBlock*, 32> inside;
+  for (BasicBlock* bb : blocks) {
+    BasicBlock* copy = CloneBasicBlock(bb, vm, ".full", &f);
+    vm[bb] = copy;
+    copies.push_back(copy);
+    inside.insert(bb);
+    inside.insert(copy);
+  }
+  remapInstructionsInBlocks(copies, vm);
+  // The copy's back edge is a loop of its own, with llvm.loop metadata of its own, and not
+  // interleaved: without the masks, the vectoriser's cost model interleaved n-body's round
+  // four times, which spilled most of its vectors (15% slower than the masked round).
+  LLVMContext& ctx = f.getContext();
+  BasicBlock* latch = cast<BasicBlock>(vm[blocks.back()]);
+  {
+    MDNode* loop_id = latch->getTerminator()->getMetadata(LLVMContext::MD_loop);
+    SmallVector<Metadata*, 4> ops{nullptr};
+    for (unsigned k = 1; loop_id && k < loop_id->getNumOperands(); ++k) {
+      auto* option = dyn_cast<MDNode>(loop_id->getOperand(k));
+      auto* key = option && option->getNumOperands() ? dyn_cast<MDString>(option->getOperand(0)) : nullptr;
+      if (!key || key->getString() != "llvm.loop.interleave.count")
+        ops.push_back(loop_id->getOperand(k));
+    }
+    ops.push_back(MDNode::get(ctx, {MDString::get(ctx, "llvm.loop.interleave.count"),
+                                    ConstantAsMetadata::get(ConstantInt::get(Type::getInt32Ty(ctx), 1))}));
+    MDNode* fresh = MDNode::getDistinct(ctx, ops);
+    fresh->replaceOperandWith(0, fresh);
+    latch->getTerminator()->setMetadata(LLVMContext::MD_loop, fresh);
+  }
+  // Values of the round used after it: from the copy that ran.
+  BasicBlock* last = blocks.back();
+  auto* last_copy = cast<BasicBlock>(vm[last]);
+  IRBuilder<> pb(exit, exit->begin());
+  for (BasicBlock* bb : blocks)
+    for (Instruction& i : *bb) {
+      SmallVector<Use*, 4> outside;
+      for (Use& u : i.uses())
+        if (!inside.count(cast<Instruction>(u.getUser())->getParent()))
+          outside.push_back(&u);
+      if (outside.empty())
+        continue;
+      PHINode* phi = pb.CreatePHI(i.getType(), 2, i.getName() + ".round");
+      phi->addIncoming(&i, last);
+      phi->addIncoming(vm[&i], last_copy);
+      for (Use* u : outside)
+        u->set(phi);
+    }
+  // The copy runs when a round has counted the row's threads: it need not count them.
+  auto* counted_copy = cast<Instruction>(vm[counted]);
+  counted_copy->replaceAllUsesWith(known);
+  RecursivelyDeleteTriviallyDeadInstructions(counted_copy); // and the copy's counter
+  // Every thread inside: the copy's test of the state goes.
+  auto* first_copy = cast<BasicBlock>(vm[blocks.front()]);
+  auto* where_copy = cast<LoadInst>(vm[where]);
+  where_copy->replaceAllUsesWith(ConstantInt::get(where->getType(), kInside));
+  where_copy->eraseFromParent();
+  auto* test = cast<BranchInst>(first_copy->getTerminator());
+  BasicBlock* run = test->getSuccessor(0);
+  BasicBlock* skip = test->getSuccessor(1);
+  skip->removePredecessor(first_copy);
+  BranchInst::Create(run, test->getIterator());
+  test->eraseFromParent();
+  RecursivelyDeleteTriviallyDeadInstructions(first_copy->getTerminator()->getPrevNode());
+  // The round starts in the copy when every thread stayed inside.
+  auto* enter = cast<BranchInst>(entry->getTerminator());
+  BranchInst::Create(first_copy, blocks.front(), all_in, enter->getIterator());
+  enter->eraseFromParent();
+}
+
 void Interchanger::transform(Plan& p) {
   LLVMContext& ctx = f_.getContext();
   Type* i8 = Type::getInt8Ty(ctx);
@@ -727,6 +842,11 @@ void Interchanger::transform(Plan& p) {
     else if (p.carry[phi] == Carry::Affine)
       offset[phi] = b.CreatePHI(p.step[phi]->getType(), 2, phi->getName() + ".offset");
   }
+  // Whether every thread of the row was inside the loop after the last round (not known
+  // before the first).
+  PHINode* all_in = b.CreatePHI(b.getInt1Ty(), 2, "all.in");
+  // The row's thread count, once a round has counted it (0 before).
+  PHINode* row_threads = b.CreatePHI(b.getInt32Ty(), 2, "row.threads");
   SmallVector<std::pair<LoadInst*, Value*>, 8> once;
   {
     ValueToValueMapTy mh;
@@ -746,8 +866,9 @@ void Interchanger::transform(Plan& p) {
   b.SetInsertPoint(threads);
   PHINode* t2 = b.CreatePHI(index_type, 2, "t");
   PHINode* inside = b.CreatePHI(b.getInt32Ty(), 2, "inside");
+  PHINode* visited = b.CreatePHI(b.getInt32Ty(), 2, "visited");
   Value* at2 = index(b, t2);
-  Value* where2 = b.CreateLoad(i8, state_at(at2, b), "where");
+  auto* where2 = b.CreateLoad(i8, state_at(at2, b), "where");
   b.CreateCondBr(b.CreateICmpEQ(where2, b.getInt8(kInside)), resume, next_thread);
   b.SetInsertPoint(resume);
   m2[p.iv] = t2;
@@ -837,6 +958,9 @@ void Interchanger::transform(Plan& p) {
   b.CreateStore(state_next, state_at(at2, b));
   Value* still = b.CreateICmpEQ(state_next, b.getInt8(kInside), "still");
   Value* inside_next = b.CreateAdd(inside, b.CreateZExt(still, b.getInt32Ty()), "inside.next");
+  Value* visited_next = b.CreateAdd(visited, b.getInt32(1), "visited.next");
+  visited->addIncoming(b.getInt32(0), round_tail);
+  visited->addIncoming(visited_next, next_thread);
   t2->addIncoming(p.first, round_tail);
   next_thread_of(b, t2, threads, round_end);
   inside->addIncoming(b.getInt32(0), round_tail);
@@ -857,7 +981,19 @@ void Interchanger::transform(Plan& p) {
       o->addIncoming(b.CreateAdd(o, p.step[phi], phi->getName() + ".offset.next"), round_end);
     }
   }
+  all_in->addIncoming(b.getFalse(), first_round);
+  all_in->addIncoming(b.CreateICmpEQ(inside_next, visited_next, "all.in.next"), round_end);
+  row_threads->addIncoming(b.getInt32(0), first_round);
+  row_threads->addIncoming(visited_next, round_end);
   b.CreateCondBr(b.CreateICmpNE(inside_next, b.getInt32(0)), round, after);
+  if (full_rounds_enabled() && stays_scalar(copies2)) {
+    SmallVector<BasicBlock*, 24> loop_blocks{threads, resume};
+    loop_blocks.append(copies2.begin(), copies2.end());
+    loop_blocks.push_back(iterated);
+    loop_blocks.append(leaves.begin(), leaves.end());
+    loop_blocks.push_back(next_thread);
+    add_full_round(loop_blocks, where2, round_tail, round_end, all_in, visited_next, row_threads);
+  }
 
   // Part 3: C for the threads past the loop.
   ValueToValueMapTy m3;
@@ -1006,6 +1142,10 @@ bool interchange_explain() {
 
 bool prefetch_enabled() {
   return config::switched_on("MIMIC_PREFETCH");
+}
+
+bool full_rounds_enabled() {
+  return config::switched_on("MIMIC_FULL_ROUNDS");
 }
 
 bool interchange_enabled() {

@@ -50,6 +50,9 @@ bool interchange_explain();
 // MIMIC_PREFETCH=0: no prefetching of the runs a grid-stride loop reads rounds ahead (for
 // comparisons); the JIT cache keys on it.
 bool prefetch_enabled();
+// MIMIC_FULL_ROUNDS=0: no copy of the rounds for when every thread is inside the loop (for
+// comparisons); the JIT cache keys on it.
+bool full_rounds_enabled();
 
 struct InterchangeThreadLoops : llvm::PassInfoMixin<InterchangeThreadLoops> {
   llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager& am);
