@@ -627,16 +627,18 @@ void Interchanger::prefetch_lines(Plan& p, IRBuilder<>& b, const Prefetches& dec
 // full-round copy of it made layernorm 4% slower (its four rounds' code twice over).
 bool stays_scalar(ArrayRef<BasicBlock*> blocks) {
   SmallPtrSet<const BasicBlock*, 32> in(blocks.begin(), blocks.end());
+  SmallPtrSet<const Value*, 32> clean; // values already found not to depend on a load
   // Whether `v`, computed in the loop, depends on a load made in it.
   std::function<bool(const Value*, unsigned)> loaded = [&](const Value* v, unsigned depth) {
     auto* i = dyn_cast<Instruction>(v);
-    if (!i || !in.count(i->getParent()) || depth > 12 || isa<PHINode>(i))
+    if (!i || !in.count(i->getParent()) || depth > 12 || isa<PHINode>(i) || clean.count(i))
       return false;
     if (isa<LoadInst>(i))
       return true;
     for (const Value* op : i->operands())
       if (loaded(op, depth + 1))
         return true;
+    clean.insert(i);
     return false;
   };
   for (BasicBlock* bb : blocks)
