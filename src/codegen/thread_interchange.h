@@ -19,7 +19,8 @@
 // values the same in every thread that stays (a counter, a pointer into a shared tile)
 // are carried once per round, and ones that step by such a value from a per-thread start
 // (the index of a grid-stride loop) are that start plus a per-round offset, so that their
-// accesses stay consecutive across the threads.
+// accesses stay consecutive across the threads. Rounds that stay scalar get a copy without
+// the per-thread state test, run while every thread of the row is inside (full rounds).
 //
 // Thread loops are recognised by llvm.loop metadata the lowering puts on their back edges.
 #pragma once
