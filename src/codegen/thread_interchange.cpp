@@ -612,14 +612,6 @@ void Interchanger::prefetch_lines(Plan& p, IRBuilder<>& b, const Prefetches& dec
   }
 }
 
-// A round in which every thread of the row is inside the loop (rounds after the first of a
-// loop every thread goes through as often: `for (c = tid; c < cols; c += blockDim)` with
-// cols a multiple of blockDim, most rounds of a grid-stride loop) needs no thread's state:
-// a copy of the round's thread loop (`blocks`, entered at blocks[0], left from its last
-// block to `exit`) in which `where` is kInside, chosen at `entry` by `all_in`. Its threads
-// run their iteration unconditionally, so the vectoriser makes it without masks for the
-// state. The values of the round that are used after it come from either copy; `counted`
-// (the threads the round went through) is `known` in the copy, counted by an earlier round.
 // Whether the vectoriser will leave a round's thread loop scalar, so that the state test of
 // each thread is a branch: the loop (`blocks`) writes memory at an address computed from
 // what it loaded (a histogram's `bins[byte]++`, whose lanes may collide), or calls a
@@ -655,6 +647,14 @@ bool stays_scalar(ArrayRef<BasicBlock*> blocks) {
   return false;
 }
 
+// A round in which every thread of the row is inside the loop (rounds after the first of a
+// loop every thread goes through as often: `for (c = tid; c < cols; c += blockDim)` with
+// cols a multiple of blockDim, most rounds of a grid-stride loop) needs no thread's state:
+// a copy of the round's thread loop (`blocks`, entered at blocks[0], left from its last
+// block to `exit`) in which `where` is kInside, chosen at `entry` by `all_in`. Its threads
+// run their iteration unconditionally, so the vectoriser makes it without masks for the
+// state. The values of the round that are used after it come from either copy; `counted`
+// (the threads the round went through) is `known` in the copy, counted by an earlier round.
 void add_full_round(ArrayRef<BasicBlock*> blocks, LoadInst* where, BasicBlock* entry, BasicBlock* exit,
                     Value* all_in, Value* counted, Value* known) {
   Function& f = *entry->getParent();
@@ -844,11 +844,12 @@ void Interchanger::transform(Plan& p) {
     else if (p.carry[phi] == Carry::Affine)
       offset[phi] = b.CreatePHI(p.step[phi]->getType(), 2, phi->getName() + ".offset");
   }
-  // Whether every thread of the row was inside the loop after the last round (not known
-  // before the first).
-  PHINode* all_in = b.CreatePHI(b.getInt1Ty(), 2, "all.in");
-  // The row's thread count, once a round has counted it (0 before).
-  PHINode* row_threads = b.CreatePHI(b.getInt32Ty(), 2, "row.threads");
+  // Full rounds (add_full_round), for rounds that stay scalar: whether every thread of the
+  // row was inside the loop after the last round (not known before the first), and the
+  // row's thread count once a round has counted it (0 before).
+  const bool full = full_rounds_enabled() && stays_scalar(p.body_order);
+  PHINode* all_in = full ? b.CreatePHI(b.getInt1Ty(), 2, "all.in") : nullptr;
+  PHINode* row_threads = full ? b.CreatePHI(b.getInt32Ty(), 2, "row.threads") : nullptr;
   SmallVector<std::pair<LoadInst*, Value*>, 8> once;
   {
     ValueToValueMapTy mh;
@@ -868,7 +869,7 @@ void Interchanger::transform(Plan& p) {
   b.SetInsertPoint(threads);
   PHINode* t2 = b.CreatePHI(index_type, 2, "t");
   PHINode* inside = b.CreatePHI(b.getInt32Ty(), 2, "inside");
-  PHINode* visited = b.CreatePHI(b.getInt32Ty(), 2, "visited");
+  PHINode* visited = full ? b.CreatePHI(b.getInt32Ty(), 2, "visited") : nullptr;
   Value* at2 = index(b, t2);
   auto* where2 = b.CreateLoad(i8, state_at(at2, b), "where");
   b.CreateCondBr(b.CreateICmpEQ(where2, b.getInt8(kInside)), resume, next_thread);
@@ -960,9 +961,12 @@ void Interchanger::transform(Plan& p) {
   b.CreateStore(state_next, state_at(at2, b));
   Value* still = b.CreateICmpEQ(state_next, b.getInt8(kInside), "still");
   Value* inside_next = b.CreateAdd(inside, b.CreateZExt(still, b.getInt32Ty()), "inside.next");
-  Value* visited_next = b.CreateAdd(visited, b.getInt32(1), "visited.next");
-  visited->addIncoming(b.getInt32(0), round_tail);
-  visited->addIncoming(visited_next, next_thread);
+  Value* visited_next = nullptr;
+  if (full) {
+    visited_next = b.CreateAdd(visited, b.getInt32(1), "visited.next");
+    visited->addIncoming(b.getInt32(0), round_tail);
+    visited->addIncoming(visited_next, next_thread);
+  }
   t2->addIncoming(p.first, round_tail);
   next_thread_of(b, t2, threads, round_end);
   inside->addIncoming(b.getInt32(0), round_tail);
@@ -983,12 +987,14 @@ void Interchanger::transform(Plan& p) {
       o->addIncoming(b.CreateAdd(o, p.step[phi], phi->getName() + ".offset.next"), round_end);
     }
   }
-  all_in->addIncoming(b.getFalse(), first_round);
-  all_in->addIncoming(b.CreateICmpEQ(inside_next, visited_next, "all.in.next"), round_end);
-  row_threads->addIncoming(b.getInt32(0), first_round);
-  row_threads->addIncoming(visited_next, round_end);
+  if (full) {
+    all_in->addIncoming(b.getFalse(), first_round);
+    all_in->addIncoming(b.CreateICmpEQ(inside_next, visited_next, "all.in.next"), round_end);
+    row_threads->addIncoming(b.getInt32(0), first_round);
+    row_threads->addIncoming(visited_next, round_end);
+  }
   b.CreateCondBr(b.CreateICmpNE(inside_next, b.getInt32(0)), round, after);
-  if (full_rounds_enabled() && stays_scalar(copies2)) {
+  if (full) {
     SmallVector<BasicBlock*, 24> loop_blocks{threads, resume};
     loop_blocks.append(copies2.begin(), copies2.end());
     loop_blocks.push_back(iterated);
