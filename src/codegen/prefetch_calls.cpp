@@ -132,22 +132,23 @@ void withdraw_vector_prefetches(Module& m) {
 }
 
 PreservedAnalyses ExpandPrefetchCalls::run(Function& f, FunctionAnalysisManager&) {
-  SmallVector<CallInst*, 8> calls;
+  struct Found {
+    CallInst* call;
+    unsigned locality, lanes;
+  };
+  SmallVector<Found, 8> calls;
   for (BasicBlock& bb : f)
     for (Instruction& i : bb)
       if (auto* call = dyn_cast<CallInst>(&i)) {
         unsigned locality, lanes;
         bool masked;
         if (parse(call->getCalledFunction(), locality, lanes, masked))
-          calls.push_back(call);
+          calls.push_back({call, locality, lanes});
       }
   if (calls.empty())
     return PreservedAnalyses::all();
   const DataLayout& dl = f.getDataLayout();
-  for (CallInst* call : calls) {
-    unsigned locality, lanes;
-    bool masked;
-    parse(call->getCalledFunction(), locality, lanes, masked);
+  for (auto [call, locality, lanes] : calls) {
     IRBuilder<> b(call);
     Value* address = call->getArgOperand(0);
     if (!lanes) {

@@ -252,11 +252,7 @@ void optimise(llvm::Module& m) {
     fpm.addPass(codegen::UniformScatters());
     fpm.addPass(codegen::JoinInterleavedScatters());
     fpm.addPass(codegen::PrefetchNextBlockStores());
-    fpm.addPass(codegen::ExpandPrefetchCalls());
-  });
-  // Every prefetch call is llvm.prefetch again, vectorised or not.
-  pb.registerOptimizerLastEPCallback([](llvm::ModulePassManager& mpm, llvm::OptimizationLevel, llvm::ThinOrFullLTOPhase) {
-    mpm.addPass(llvm::createModuleToFunctionPassAdaptor(codegen::ExpandPrefetchCalls()));
+    fpm.addPass(codegen::ExpandPrefetchCalls()); // every prefetch call llvm.prefetch again
   });
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
