@@ -4,12 +4,51 @@
 
 #include "codegen/thread_interchange.h"
 
+#include <llvm/Support/CommandLine.h>
 #include <llvm/Transforms/Scalar/SimpleLoopUnswitch.h>
 
 #include <cstdlib>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace mimic::codegen {
+
+namespace {
+
+// LLVM's limits on the copies, for this pass alone. Its defaults (a cost of 50, the cost
+// scaled up past 8 candidate conditions) leave stencil's interior test on y (`y > 0 &&
+// y + 1 < rows`) masked in every row: unswitched at 150, stencil at four times the LLC
+// took 149-164 ms instead of 164-177. Scaling from the third candidate on keeps
+// transpose's four unrolled `y + j < rows` tests from making 10 vector loops (first launch
+// 88-94 ms instead of 49-54; with the scaling 60-64, and its time as before).
+constexpr std::pair<const char*, int> kLimits[] = {{"unswitch-threshold", 150},
+                                                   {"unswitch-num-initial-unscaled-candidates", 2}};
+
+// Sets LLVM's options `kLimits` names while it lives, except those MIMIC_LLVM_OPTIONS set
+// (compiles run one at a time, jit.cpp).
+class Limits {
+public:
+  Limits() {
+    for (auto [name, value] : kLimits) {
+      llvm::cl::Option* option = llvm::cl::getRegisteredOptions().lookup(name);
+      if (option && option->getNumOccurrences() == 0 && !option->addOccurrence(0, name, std::to_string(value)))
+        set_.push_back(option);
+    }
+  }
+  ~Limits() {
+    for (llvm::cl::Option* option : set_)
+      option->reset();
+  }
+  Limits(const Limits&) = delete;
+  Limits& operator=(const Limits&) = delete;
+
+private:
+  std::vector<llvm::cl::Option*> set_;
+};
+
+} // namespace
 
 bool row_unswitch_enabled() {
   return config::switched_on("MIMIC_ROW_UNSWITCH");
@@ -20,6 +59,7 @@ llvm::PreservedAnalyses UnswitchThreadLoops::run(llvm::Loop& loop, llvm::LoopAna
   if (!is_thread_loop(loop) || !row_unswitch_enabled())
     return llvm::PreservedAnalyses::all();
   // Trivial unswitching already ran in -O2's pipeline; this adds the copies.
+  Limits limits;
   return llvm::SimpleLoopUnswitchPass(/*NonTrivial=*/true, /*Trivial=*/false).run(loop, am, ar, updater);
 }
 

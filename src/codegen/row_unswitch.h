@@ -10,11 +10,14 @@
 // with the guarded accesses unconditional or gone.
 //
 // LLVM's SimpleLoopUnswitch does the work (its non-trivial unswitching, which clang's -O2
-// leaves off). Its cost limit (unswitch-threshold, 50) bounds the copies: stencil's halo
-// rows (`threadIdx.y == 0 && y > 0`) stay masked; at 300 they are unswitched too, but
-// transpose's four unrolled `y + j < rows` tests make up to 16 copies and its first launch
-// takes three times as long. Only thread loops get it: the program's own loops keep -O2's
-// trivial unswitching, which copies no code.
+// leaves off), with cost limits of Mimic's own for this pass (row_unswitch.cpp): a cost
+// of 150 where LLVM's default is 50, which left stencil's interior test on y (`y > 0 &&
+// y + 1 < rows`) and its halo rows masked; and the cost scaled up from the third
+// candidate condition of a loop on (LLVM: the ninth), so that transpose's four unrolled
+// `y + j < rows` tests make 6 vector loops rather than 10 (first launch 60-64 ms, not
+// 88-94). Only thread loops get it: the program's own loops keep -O2's trivial
+// unswitching, which copies no code. MIMIC_LLVM_OPTIONS naming unswitch-threshold or
+// unswitch-num-initial-unscaled-candidates overrides Mimic's value.
 #pragma once
 
 #include <llvm/Analysis/LoopAnalysisManager.h>
