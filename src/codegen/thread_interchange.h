@@ -21,6 +21,13 @@
 // (the index of a grid-stride loop) are that start plus a per-round offset, so that their
 // accesses stay consecutive across the threads. Rounds that stay scalar get a copy without
 // the per-thread state test, run while every thread of the row is inside (full rounds).
+// Vectorised rounds of a loop left at its latch, whose test keeps a thread while such an
+// index compares below a bound the same in every thread (`c < cols`), are counted: the
+// state byte records only who entered (nothing at all when the loop's guard is the same
+// test), and whether a thread is still inside is the latch's test of the round before,
+// computed again from its start and the round's offset; nothing is stored per round. A
+// check at run time of the starts' range, the bound and the step sends rows whose values
+// could wrap around, where that test would be wrong, to state-mode rounds (kept scalar).
 //
 // Thread loops are recognised by llvm.loop metadata the lowering puts on their back edges.
 #pragma once
@@ -54,6 +61,9 @@ bool prefetch_enabled();
 // MIMIC_FULL_ROUNDS=0: no copy of the rounds for when every thread is inside the loop (for
 // comparisons); the JIT cache keys on it.
 bool full_rounds_enabled();
+// MIMIC_COUNTED_ROUNDS=0: rounds always test and store each thread's state, never count
+// (for comparisons); the JIT cache keys on it.
+bool counted_rounds_enabled();
 
 struct InterchangeThreadLoops : llvm::PassInfoMixin<InterchangeThreadLoops> {
   llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager& am);

@@ -21,15 +21,18 @@ fail() { echo "interchange.sh: $*" >&2; exit 1; }
 
 MIMIC_INTERCHANGE=explain "$mimic" compile --target cpu --emit llvm "$ptx" -o "$out/on.ll" 2> "$out/explain"
 grep -q "interchange in mimic_kernel_0, loop at .*: made" "$out/explain" || { cat "$out/explain"; fail "not made"; }
+# Its index is 64-bit: not counted (codegen/thread_interchange.cpp, find_counted).
+! grep -q ": made, counted" "$out/explain" || fail "the 64-bit grid-stride index is counted"
 grep -q '^ix.threads' "$out/on.ll" || fail "no loop over the threads inside the loop"
 grep -q 'call <[0-9]* x float> @llvm.masked.load' "$out/on.ll" || fail "the threads' loads are not vector loads"
 grep -q '^pf.lines' "$out/on.ll" || fail "no prefetch loop in the rounds"
-# A thread leaving the loop is recorded by storing every thread's state byte back (2 =
-# past the loop); a masked store of just the leavers' bytes would not forward to the next
-# round's load of them.
-! grep -q 'masked.store.v[0-9]*i8.p0(<[0-9]* x i8> splat (i8 2)' "$out/on.ll" ||
+# In state mode (counted rounds store no state: counted_rounds.sh), a thread leaving the
+# loop is recorded by storing every thread's state byte back (2 = past the loop); a masked
+# store of just the leavers' bytes would not forward to the next round's load of them.
+MIMIC_COUNTED_ROUNDS=0 "$mimic" compile --target cpu --emit llvm "$ptx" -o "$out/state.ll"
+! grep -q 'masked.store.v[0-9]*i8.p0(<[0-9]* x i8> splat (i8 2)' "$out/state.ll" ||
   fail "the rounds record leaving threads with a masked store"
-grep -q 'store <[0-9]* x i8> %' "$out/on.ll" || fail "no vector store of the threads' state bytes"
+grep -q 'store <[0-9]* x i8> %' "$out/state.ll" || fail "no vector store of the threads' state bytes"
 grep -q 'call void @llvm.prefetch.p0(ptr %[^,]*, i32 0, i32 2, i32 1)' "$out/on.ll" || fail "no prefetch of x into L2"
 # The loop is left at its latch only and the sum leaving it is the carried sum's update:
 # a leaving thread stores it where a staying one does (the carried sum's array, one

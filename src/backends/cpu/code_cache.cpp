@@ -149,6 +149,7 @@ std::string cache_key(const runtime::Program& program, bool check_memory) {
   add(codegen::parallel_loops_enabled() ? "parallel-loops=on" : "parallel-loops=off");
   add(codegen::prefetch_enabled() ? "prefetch=on" : "prefetch=off");
   add(codegen::full_rounds_enabled() ? "full-rounds=on" : "full-rounds=off");
+  add(codegen::counted_rounds_enabled() ? "counted-rounds=on" : "counted-rounds=off");
   add(codegen::row_unswitch_enabled() ? "row-unswitch=on" : "row-unswitch=off");
   add(codegen::uniform_scatter_enabled() ? "uniform-scatter=on" : "uniform-scatter=off");
   add(codegen::store_prefetch_enabled() ? "store-prefetch=on" : "store-prefetch=off");

@@ -1,0 +1,35 @@
+#!/bin/sh
+# Counted rounds (codegen/thread_interchange.cpp, Plan::Counted): a loop whose latch keeps
+# a thread while its index compares below a bound the same in every thread runs rounds
+# that test `start + offset < bound` again instead of storing a state byte per thread.
+# tests/codegen/row_scale.ptx's scaling loop (`for (c = threadIdx.x; c < cols; c +=
+# blockDim.x)`) is counted from its guard, tests/codegen/block_scan.ptx's (its start is
+# kept in an array) is counted with the state byte saying who entered. Each gets the
+# run-time check of the values' range (ix.choose, overflow tests) in front of its rounds;
+# the vectorised rounds of row_scale store no state bytes, so fewer vector byte stores
+# remain than in state mode; MIMIC_COUNTED_ROUNDS=0 makes none. 64-bit indices are not
+# counted (grid_stride.ptx: interchange.sh). Behaviour: tests/cuda/counted_rounds.cu.
+#   counted_rounds.sh MIMIC ROW_SCALE_PTX BLOCK_SCAN_PTX
+set -eu
+mimic=$1 rows=$2 scan=$3
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+fail() { echo "counted_rounds.sh: $*" >&2; exit 1; }
+compile() { # PTX OUT [VAR=VALUE]
+  env ${3:-MIMIC_COUNTED_ROUNDS=1} MIMIC_INTERCHANGE=explain "$mimic" compile --target cpu --emit llvm "$1" -o "$2" \
+    2> "$2.explain"
+}
+compile "$rows" "$out/rows.ll"
+grep -q ": made, counted from its guard" "$out/rows.ll.explain" || fail "row_scale.ptx: not counted from its guard"
+compile "$scan" "$out/scan.ll"
+grep -q ": made, counted$" "$out/scan.ll.explain" || fail "block_scan.ptx: no loop counted with its state byte"
+for ll in "$out/rows.ll" "$out/scan.ll"; do
+  grep -q '^ix\.choose[0-9]*:' "$ll" || fail "$(basename "$ll"): no choice of counted rounds"
+  grep -q 'call { i[0-9]*, i1 } @llvm.uadd.with.overflow' "$ll" || fail "$(basename "$ll"): no range check"
+done
+compile "$rows" "$out/state.ll" MIMIC_COUNTED_ROUNDS=0
+! grep -q '^ix\.choose' "$out/state.ll" || fail "MIMIC_COUNTED_ROUNDS=0 did not turn counted rounds off"
+counted=$(grep -c 'store <[0-9]* x i8>' "$out/rows.ll" || true)
+state=$(grep -c 'store <[0-9]* x i8>' "$out/state.ll" || true)
+[ "$counted" -lt "$state" ] || fail "row_scale.ptx: $counted vector byte stores counted, $state in state mode"
+echo "counted_rounds.sh: ok ($counted vector byte stores against $state)"
