@@ -119,54 +119,45 @@ int main() {
   };
   const uint32_t unit = 1u << 28;
   std::vector<uint32_t> starts(kTotal);
-  auto set_starts = [&](auto start_of) {
+  // The starts of walk_loaded and walk_do; 1 when the copy failed.
+  auto set_starts = [&](auto start_of) -> int {
     for (int t = 0; t < kTotal; ++t)
       starts[t] = start_of(t);
     CHECK(cudaMemcpy(d.starts, starts.data(), kTotal * sizeof(uint32_t), cudaMemcpyHostToDevice));
+    return 0;
+  };
+  // walk_loaded and walk_do from `starts`, walk_indexed from base + threadIdx.x * spread;
+  // 1 when a launch failed.
+  auto walks = [&](const std::string& what, uint32_t bound, uint32_t step, uint32_t base, uint32_t spread) {
+    walk_loaded<<<kBlocks, kThreads>>>(d.starts, bound, step, d.table, d.count, d.sum);
+    for (int t = 0; t < kTotal; ++t)
+      walk(t, starts[t], bound, step, false);
+    if (compare(("walk_loaded" + what).c_str(), d, want_count, want_sum))
+      return 1;
+    walk_do<<<kBlocks, kThreads>>>(d.starts, bound, step, d.table, d.count, d.sum);
+    for (int t = 0; t < kTotal; ++t)
+      walk(t, starts[t], bound, step, true);
+    if (compare(("walk_do" + what).c_str(), d, want_count, want_sum))
+      return 1;
+    walk_indexed<<<kBlocks, kThreads>>>(base, spread, bound, step, d.table, d.count, d.sum);
+    for (int t = 0; t < kTotal; ++t)
+      walk(t, base + uint32_t(t % kThreads) * spread, bound, step, false);
+    return compare(("walk_indexed" + what).c_str(), d, want_count, want_sum);
   };
 
   // Ordinary rows: trip counts from 0 to 40 by thread, some threads never enter.
-  {
-    const uint32_t bound = 5000, step = 123;
-    set_starts([](int t) { return uint32_t(t % 7 == 3 ? 6000 : (t * 37) % 5100); });
-    walk_loaded<<<kBlocks, kThreads>>>(d.starts, bound, step, d.table, d.count, d.sum);
-    for (int t = 0; t < kTotal; ++t)
-      walk(t, starts[t], bound, step, false);
-    if (compare("walk_loaded", d, want_count, want_sum))
-      return 1;
-    walk_do<<<kBlocks, kThreads>>>(d.starts, bound, step, d.table, d.count, d.sum);
-    for (int t = 0; t < kTotal; ++t)
-      walk(t, starts[t], bound, step, true);
-    if (compare("walk_do", d, want_count, want_sum))
-      return 1;
-    walk_indexed<<<kBlocks, kThreads>>>(100, 41, bound, step, d.table, d.count, d.sum);
-    for (int t = 0; t < kTotal; ++t)
-      walk(t, 100 + uint32_t(t % kThreads) * 41, bound, step, false);
-    if (compare("walk_indexed", d, want_count, want_sum))
-      return 1;
-  }
+  if (set_starts([](int t) { return uint32_t(t % 7 == 3 ? 6000 : (t * 37) % 5100); }) ||
+      walks("", 5000, 123, 100, 41))
+    return 1;
 
   // Thread 0 of each row runs 4 rounds (0, 3, 6, 9 units of 2^28, then 12 = the bound);
-  // the others start near the bound and leave after one. In round 2 a thread that left
-  // would test 2^32 + 2 units or so: wrapped around, below the bound again.
+  // the others start near the bound and leave after one (walk_indexed: thread 127 starts
+  // just below it). In round 2 a thread that left would test 2^32 + 2 units or so:
+  // wrapped around, below the bound again.
   {
     const uint32_t bound = 12 * unit, step = 3 * unit;
-    set_starts([&](int t) { return t % kThreads == 0 ? 0u : bound - 1 - uint32_t(t); });
-    walk_loaded<<<kBlocks, kThreads>>>(d.starts, bound, step, d.table, d.count, d.sum);
-    for (int t = 0; t < kTotal; ++t)
-      walk(t, starts[t], bound, step, false);
-    if (compare("walk_loaded, wrapping after leaving", d, want_count, want_sum))
-      return 1;
-    walk_do<<<kBlocks, kThreads>>>(d.starts, bound, step, d.table, d.count, d.sum);
-    for (int t = 0; t < kTotal; ++t)
-      walk(t, starts[t], bound, step, true);
-    if (compare("walk_do, wrapping after leaving", d, want_count, want_sum))
-      return 1;
-    const uint32_t spread = (12 * unit - 1) / (kThreads - 1); // thread 127 starts just below the bound
-    walk_indexed<<<kBlocks, kThreads>>>(0, spread, bound, step, d.table, d.count, d.sum);
-    for (int t = 0; t < kTotal; ++t)
-      walk(t, uint32_t(t % kThreads) * spread, bound, step, false);
-    if (compare("walk_indexed, wrapping after leaving", d, want_count, want_sum))
+    if (set_starts([&](int t) { return t % kThreads == 0 ? 0u : bound - 1 - uint32_t(t); }) ||
+        walks(", wrapping after leaving", bound, step, 0, (bound - 1) / (kThreads - 1)))
       return 1;
   }
 
@@ -174,7 +165,8 @@ int main() {
   // of 15, the walk goes 14, 1, 4, ..., 13, 0, 3, ..., 12 and leaves at 15: 12 iterations.
   {
     const uint32_t bound = 15 * unit, step = 3 * unit;
-    set_starts([&](int t) { return t % 2 ? 14 * unit + uint32_t(t) : uint32_t(t) * 1000; });
+    if (set_starts([&](int t) { return t % 2 ? 14 * unit + uint32_t(t) : uint32_t(t) * 1000; }))
+      return 1;
     walk_loaded<<<kBlocks, kThreads>>>(d.starts, bound, step, d.table, d.count, d.sum);
     for (int t = 0; t < kTotal; ++t)
       walk(t, starts[t], bound, step, false);
