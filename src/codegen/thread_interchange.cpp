@@ -138,6 +138,9 @@ struct Plan {
   // iteration; C reads what the last one stored.
   DenseMap<PHINode*, PHINode*> exit_carry;
   bool latch_exit = false;
+  // Whether the vectoriser will leave a round's thread loop scalar (stays_scalar): such
+  // rounds get full rounds, vectorised ones may be counted.
+  bool scalar_rounds = false;
   // Counted rounds, for a loop left at its latch only that keeps a thread while an Affine
   // integer φ k (or its update) compares below a bound the same in every thread: `for (c =
   // tid; c < cols; c += blockDim)`. Thread t is inside in round r > 0 iff it entered and
@@ -598,7 +601,8 @@ const char* Interchanger::analyse(Loop* outer, Loop* inner, DominatorTree& dt, S
   if (stack_used + p.stack_bytes > kStackBudget)
     return "the per-thread arrays would take too much stack";
   // Rounds that stay scalar test the state with a branch, which full rounds take away.
-  if (p.latch_exit && counted_rounds_enabled() && !stays_scalar(p.body_order))
+  p.scalar_rounds = stays_scalar(p.body_order);
+  if (p.latch_exit && counted_rounds_enabled() && !p.scalar_rounds)
     find_counted(p);
   return nullptr;
 }
@@ -905,7 +909,7 @@ Interchanger::Rounds Interchanger::make_rounds(Emit& e, Mode mode) {
   // Full rounds (add_full_round), for rounds that stay scalar: whether every thread of the
   // row was inside the loop after the last round (not known before the first), and the
   // row's thread count once a round has counted it (0 before).
-  const bool full = !counted && full_rounds_enabled() && stays_scalar(p.body_order);
+  const bool full = !counted && full_rounds_enabled() && p.scalar_rounds;
   PHINode* all_in = full ? b.CreatePHI(b.getInt1Ty(), 2, "all.in") : nullptr;
   PHINode* row_threads = full ? b.CreatePHI(b.getInt32Ty(), 2, "row.threads") : nullptr;
   SmallVector<std::pair<LoadInst*, Value*>, 8> once;
