@@ -1,6 +1,8 @@
 #include "support/log.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <string_view>
 #include <mutex>
 #include <set>
 
@@ -21,6 +23,20 @@ void log_warning(const std::string& message) {
 void log_error(const std::string& message) {
   std::lock_guard lock(log_mutex());
   fprintf(stderr, "mimic: error: %s\n", message.c_str());
+}
+
+bool verbose() {
+  static const bool on = [] {
+    const char* v = std::getenv("MIMIC_VERBOSE");
+    return v && *v && std::string_view(v) != "0";
+  }();
+  return on;
+}
+
+void log_note(const std::string& message) {
+  if (!verbose()) return;
+  std::lock_guard lock(log_mutex());
+  fprintf(stderr, "mimic: note: %s\n", message.c_str());
 }
 
 bool warn_once(const std::string& key, const std::string& message) {
