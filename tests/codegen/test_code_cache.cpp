@@ -3,9 +3,11 @@
 // PTX and the options that change the code.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 #include <unistd.h>
 
 #include "backends/cpu/code_cache.h"
@@ -41,9 +43,13 @@ protected:
     char tmpl[] = "/tmp/mimic-cache-test-XXXXXX";
     dir = mkdtemp(tmpl);
     setenv("MIMIC_CACHE_DIR", dir.c_str(), 1);
+    // The optimised code at the first launch, so that an entry is there when it returns
+    // (QuickCodeFirstThenTheCache sets the tiers on).
+    setenv("MIMIC_QUICK_TIER", "0", 1);
   }
   void TearDown() override {
     unsetenv("MIMIC_CACHE_DIR");
+    unsetenv("MIMIC_QUICK_TIER");
     std::filesystem::remove_all(dir);
   }
   // Compiles kPtx and runs it over 64 threads; true when every output is right.
@@ -179,6 +185,50 @@ TEST_F(CodeCache, KernelsOfAProgramCompileAtTheirFirstLaunch) {
   ASSERT_TRUE(again);
   ASSERT_TRUE(run(*again.value(), 0, 2));
   EXPECT_EQ(entries().size(), 3u);
+}
+
+// With code tiers (backends/cpu/tiers.h) the first launch runs quick code and stores
+// nothing; the background compiler stores the optimised code, the program swaps it in, and
+// a later compile of the program starts from it. MIMIC_QUICK_TIER=only stores nothing.
+TEST_F(CodeCache, QuickCodeFirstThenTheCache) {
+  setenv("MIMIC_QUICK_TIER", "1", 1);
+  auto program = mimic::runtime::load_program_from_ptx(kPtx, "tiers");
+  ASSERT_TRUE(program);
+  auto run = [&](mimic::runtime::CompiledProgram& compiled) {
+    std::vector<uint32_t> out(64, 7);
+    struct {
+      uint32_t* out;
+      uint32_t n;
+    } args{out.data(), 64};
+    mimic::runtime::LaunchShape shape;
+    shape.block[0] = 64;
+    if (mimic::cpu::launch_on_cpu(compiled, 0, shape, &args) != CUDA_SUCCESS) return false;
+    for (uint32_t i = 0; i < 64; ++i)
+      if (out[i] != 2 * i) return false;
+    return true;
+  };
+  {
+    auto compiled = mimic::cpu::compile_for_cpu(*program.value(), {});
+    ASSERT_TRUE(compiled);
+    ASSERT_TRUE(run(*compiled.value()));
+    // The program's facts at once; the kernel's optimised code when the background has it.
+    const auto start = std::chrono::steady_clock::now();
+    while (entries().size() < 2 && std::chrono::steady_clock::now() - start < std::chrono::seconds(60))
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_EQ(entries().size(), 2u);
+    ASSERT_TRUE(run(*compiled.value()));
+  }
+  auto again = mimic::cpu::compile_for_cpu(*program.value(), {});
+  ASSERT_TRUE(again);
+  ASSERT_TRUE(run(*again.value()));
+  EXPECT_EQ(entries().size(), 2u);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  setenv("MIMIC_QUICK_TIER", "only", 1);
+  auto quick = mimic::cpu::compile_for_cpu(*program.value(), {});
+  ASSERT_TRUE(quick);
+  ASSERT_TRUE(run(*quick.value()));
+  EXPECT_FALSE(std::filesystem::exists(dir / "cpu"));
 }
 
 TEST_F(CodeCache, OffMeansNoFiles) {

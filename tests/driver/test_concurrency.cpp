@@ -3,7 +3,9 @@
 // loads. Run under ThreadSanitizer in CI (label `concurrency`).
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <thread>
 #include <vector>
 
@@ -387,4 +389,91 @@ TEST(Concurrency, LinkingAndTextureObjectsFromManyThreads) {
     t.join();
   EXPECT_EQ(errors.load(), 0);
   EXPECT_EQ(CU(cuDevicePrimaryCtxRelease)(0), CUDA_SUCCESS);
+}
+
+// A kernel's code changes tier (backends/cpu/tiers.h) while four threads launch it on
+// streams of their own: the first launch runs quick code, the background compiler's
+// optimised code is linked and swapped in between blocks. Every launch's output is
+// checked; the threads go on until the optimised code is in the JIT cache (stored just
+// before it is swapped in) and then 20 launches more.
+TEST(Concurrency, KernelCodeChangesTierWhileLaunched) {
+  char dir[] = "/tmp/mimic-tier-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  setenv("MIMIC_CACHE_DIR", dir, 1);
+  setenv("MIMIC_QUICK_TIER", "1", 1);
+  // out[block * 64 + t] = (63 - t + add) * 2 + block: each thread reads its mirror's value
+  // after a barrier (registers live across it: saved by the quick code, computed again by
+  // the optimised code).
+  const char* ptx = ".version 8.0\n.target sm_75\n.address_size 64\n"
+                    ".visible .entry mirror(.param .u64 out, .param .u32 add)\n{\n"
+                    " .reg .b32 %r<12>;\n .reg .b64 %rd<4>;\n"
+                    " .shared .align 4 .b8 tile[256];\n"
+                    " mov.u32 %r1, %tid.x;\n mov.u32 %r2, %ctaid.x;\n ld.param.u32 %r3, [add];\n"
+                    " add.u32 %r4, %r1, %r3;\n mov.u32 %r5, tile;\n shl.b32 %r6, %r1, 2;\n"
+                    " add.u32 %r7, %r5, %r6;\n st.shared.u32 [%r7], %r4;\n bar.sync 0;\n"
+                    " sub.u32 %r8, 63, %r1;\n shl.b32 %r9, %r8, 2;\n add.u32 %r9, %r5, %r9;\n"
+                    " ld.shared.u32 %r10, [%r9];\n shl.b32 %r10, %r10, 1;\n add.u32 %r10, %r10, %r2;\n"
+                    " shl.b32 %r11, %r2, 6;\n add.u32 %r11, %r11, %r1;\n"
+                    " ld.param.u64 %rd1, [out];\n mul.wide.u32 %rd2, %r11, 4;\n add.u64 %rd3, %rd1, %rd2;\n"
+                    " st.global.u32 [%rd3], %r10;\n ret;\n}\n";
+  ASSERT_EQ(CU(cuInit)(0), CUDA_SUCCESS);
+  CUcontext ctx;
+  ASSERT_EQ(CU(cuDevicePrimaryCtxRetain)(&ctx, 0), CUDA_SUCCESS);
+  ASSERT_EQ(CU(cuCtxSetCurrent)(ctx), CUDA_SUCCESS);
+  CUmodule module;
+  ASSERT_EQ(CU(cuModuleLoadData)(&module, ptx), CUDA_SUCCESS);
+  CUfunction mirror;
+  ASSERT_EQ(CU(cuModuleGetFunction)(&mirror, module, "mirror"), CUDA_SUCCESS);
+  auto optimised_cached = [&] { // the program's entry and the kernel's
+    size_t files = 0;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(dir) / "cpu", ec))
+      files += e.path().extension() == ".mco";
+    return files >= 2;
+  };
+  constexpr unsigned kBlocks = 256, kThreads = 64;
+  std::atomic<int> errors{0}, wrong{0};
+  std::atomic<bool> swapped{false};
+  auto ok = [&](CUresult r) {
+    if (r != CUDA_SUCCESS) ++errors;
+    return r == CUDA_SUCCESS;
+  };
+  auto worker = [&](int id) {
+    ok(CU(cuCtxSetCurrent)(ctx));
+    CUstream s;
+    CUdeviceptr p;
+    if (!ok(CU(cuStreamCreate)(&s, CU_STREAM_NON_BLOCKING)) || !ok(CU(cuMemAlloc)(&p, kBlocks * kThreads * 4)))
+      return;
+    std::vector<uint32_t> back(kBlocks * kThreads);
+    const auto start = std::chrono::steady_clock::now();
+    for (int round = 0, after = 0; after < 20 && std::chrono::steady_clock::now() - start < std::chrono::seconds(60);
+         ++round) {
+      uint32_t add = uint32_t(id * 1000 + round);
+      void* params[] = {&p, &add};
+      if (!ok(CU(cuLaunchKernel)(mirror, kBlocks, 1, 1, kThreads, 1, 1, 0, s, params, nullptr)) ||
+          !ok(CU(cuStreamSynchronize)(s)) || !ok(CU(cuMemcpyDtoH)(back.data(), p, back.size() * 4)))
+        break;
+      for (uint32_t b = 0; b < kBlocks; ++b)
+        for (uint32_t t = 0; t < kThreads; ++t)
+          if (back[b * kThreads + t] != (63 - t + add) * 2 + b) ++wrong;
+      if (swapped || optimised_cached()) {
+        swapped = true;
+        ++after;
+      }
+    }
+    ok(CU(cuMemFree)(p));
+    ok(CU(cuStreamDestroy)(s));
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back(worker, t);
+  for (auto& t : threads)
+    t.join();
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_TRUE(swapped.load()) << "the optimised code never reached the JIT cache in " << dir;
+  EXPECT_EQ(CU(cuModuleUnload)(module), CUDA_SUCCESS);
+  EXPECT_EQ(CU(cuDevicePrimaryCtxRelease)(0), CUDA_SUCCESS);
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
 }

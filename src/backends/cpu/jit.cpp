@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <csetjmp>
 #include <csignal>
 #include <cstdio>
@@ -20,6 +21,8 @@
 
 #include <unistd.h>
 
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/ExecutionEngine/ObjectCache.h>
 #include <llvm/ExecutionEngine/Orc/AbsoluteSymbols.h>
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
@@ -32,6 +35,12 @@
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Passes/StandardInstrumentations.h>
 #include <llvm/Transforms/Scalar/SROA.h>
+#include <llvm/Transforms/Scalar/LoopPassManager.h>
+#include <llvm/Transforms/Scalar/LICM.h>
+#include <llvm/Transforms/Scalar/SimplifyCFG.h>
+#include <llvm/Transforms/InstCombine/InstCombine.h>
+#include <llvm/Transforms/Scalar/EarlyCSE.h>
+#include <llvm/Transforms/IPO/AlwaysInliner.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/StringSaver.h>
 #include <llvm/Target/TargetMachine.h>
@@ -42,6 +51,7 @@
 #include "backends/cpu/code_cache.h"
 #include "backends/cpu/vector_width.h"
 #include "backends/cpu/matrix.h"
+#include "backends/cpu/tiers.h"
 #include "backends/cpu/worker_pool.h"
 #include "codegen/address_gep.h"
 #include "codegen/parallel_loops.h"
@@ -109,7 +119,8 @@ struct LazyCode {
   std::vector<std::string> globals;
 };
 
-class CpuCompiledProgram final : public runtime::CompiledProgram {
+class CpuCompiledProgram final : public runtime::CompiledProgram,
+                                 public std::enable_shared_from_this<CpuCompiledProgram> {
 public:
   ObjectCapture capture; // before `jit`, which holds a pointer to it
   std::unique_ptr<llvm::orc::LLJIT> jit;
@@ -117,12 +128,21 @@ public:
   std::map<std::string, uint64_t, std::less<>> functions; // address-taken .func
   std::unique_ptr<LazyCode> lazy;                          // kernels not compiled yet
   std::mutex lazy_mutex;
+  // The quick tier's code (tiers.h): a JITDylib of its own, since the optimised code
+  // defines the same symbols in the main one. Created at the first quick compile.
+  llvm::orc::JITDylib* quick_dylib = nullptr;
 
   ~CpuCompiledProgram() override {
     if (lazy) lazy->module.reset(); // before the context it lives in
   }
   // Kernel `i`'s code, compiled now if it has not been; an error names the kernel.
   Result<KernelEntry> entry(size_t i);
+  // Kernel `i`'s quick code from the lowered module, and (QuickTier::On) a request to the
+  // background compiler for its optimised code. Called by entry() with its locks held.
+  Result<KernelEntry> quick_entry(size_t i, const std::string& key);
+  // Links kernel `i`'s optimised object and makes it the code of the blocks that start
+  // from now on (the background compiler's delivery).
+  void install(size_t i, const std::string& object, std::chrono::steady_clock::time_point asked);
 
   uint64_t function_address(std::string_view name) const override {
     auto it = functions.find(name);
@@ -190,28 +210,57 @@ void define_special_registers(llvm::Module& m) {
   });
 }
 
+// A TargetMachine for this machine's CPU as LLJIT makes them for JITLink (PIC, small code
+// model) at code generation level `level`, or null when LLVM cannot target it. A
+// TargetMachine is not safe to share between threads that compile at once (it caches
+// subtargets per function): each tier has its own.
+std::unique_ptr<llvm::TargetMachine> make_host_target(llvm::CodeGenOptLevel level) {
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb) {
+    llvm::consumeError(jtmb.takeError());
+    return nullptr;
+  }
+  jtmb->setRelocationModel(llvm::Reloc::PIC_);
+  jtmb->setCodeModel(llvm::CodeModel::Small);
+  jtmb->setCodeGenOptLevel(level);
+  auto made = jtmb->createTargetMachine();
+  if (!made) {
+    llvm::consumeError(made.takeError());
+    return nullptr;
+  }
+  return std::move(*made);
+}
+
 // The host as LLJIT compiles for it (CPU name, features and the default code generation
 // level), for the optimiser's cost models (without it the vectorisers do not know the
 // vector width) and for `mimic compile`, whose assembly is then the code the JIT runs.
+// Used by one thread at a time (under g_compile_mutex).
 llvm::TargetMachine* host_target() {
-  static llvm::TargetMachine* tm = [] {
-    auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-    if (!jtmb)
-      return static_cast<llvm::TargetMachine*>(nullptr);
-    jtmb->setRelocationModel(llvm::Reloc::PIC_); // as LLJIT sets them for JITLink
-    jtmb->setCodeModel(llvm::CodeModel::Small);
-    auto made = jtmb->createTargetMachine();
-    return made ? made->release() : nullptr;
-  }();
+  static llvm::TargetMachine* tm = make_host_target(llvm::CodeGenOptLevel::Default).release();
   return tm;
 }
 
-void optimise(llvm::Module& m) {
+// The quick tier's: fast instruction selection and register allocation (tiers.h).
+llvm::TargetMachine* quick_target() {
+  static llvm::TargetMachine* tm = make_host_target(llvm::CodeGenOptLevel::None).release();
+  return tm;
+}
+
+// LLVM's pass setup shares process-wide state (TSan saw it): pipelines are built one at a
+// time, also while the background compiler and a first launch compile at once.
+std::mutex g_pipeline_mutex;
+
+// Which code a module is optimised for: the quick tier (tiers.h) or the optimised code.
+enum class Tier { Quick, Optimised };
+
+// Optimises `m` for `tm`'s CPU. `cancel`, when given, skips the passes not yet run once
+// it turns true (the background compiler at exit).
+void optimise(llvm::Module& m, llvm::TargetMachine* tm, Tier tier = Tier::Optimised,
+              const std::atomic<bool>* cancel = nullptr) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  llvm::TargetMachine* tm = host_target();
   if (tm) {
     m.setDataLayout(tm->createDataLayout());
     m.setTargetTriple(tm->getTargetTriple());
@@ -224,11 +273,13 @@ void optimise(llvm::Module& m) {
         if (vector_bits) f.addFnAttr("prefer-vector-width", std::to_string(vector_bits));
       }
   }
+  const bool quick = tier == Tier::Quick;
   // The thread loops are the kernels' parallel loops: vectorise and unroll them.
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = true;
   tuning.SLPVectorization = true;
   tuning.LoopUnrolling = true;
+  std::unique_lock pipeline_lock(g_pipeline_mutex);
   // With MIMIC_LLVM_OPTIONS (studying the code), LLVM's instrumentation runs too, so that
   // -time-passes, -print-after=... and the like work.
   llvm::PassInstrumentationCallbacks instrumentation;
@@ -237,23 +288,28 @@ void optimise(llvm::Module& m) {
     standard.emplace(m.getContext(), /*DebugLogging=*/false);
     standard->registerCallbacks(instrumentation, &mam);
   }
-  llvm::PassBuilder pb(tm, tuning, std::nullopt, standard ? &instrumentation : nullptr);
-  // Thread loops get a copy per outcome of their row-invariant conditions (row_unswitch.h),
-  // after the loop pipeline's invariant code motion and induction-variable passes.
-  pb.registerLateLoopOptimizationsEPCallback([](llvm::LoopPassManager& lpm, llvm::OptimizationLevel) {
-    lpm.addPass(codegen::UnswitchThreadLoops());
-  });
-  pb.registerVectorizerStartEPCallback([](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) {
-    fpm.addPass(codegen::AddressesToGep());
-    fpm.addPass(codegen::InterchangeThreadLoops());
-    fpm.addPass(codegen::ParallelThreadLoops());
-  });
-  pb.registerVectorizerEndEPCallback([](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) {
-    fpm.addPass(codegen::UniformScatters());
-    fpm.addPass(codegen::JoinInterleavedScatters());
-    fpm.addPass(codegen::PrefetchNextBlockStores());
-    fpm.addPass(codegen::ExpandPrefetchCalls()); // every prefetch call llvm.prefetch again
-  });
+  if (cancel)
+    instrumentation.registerShouldRunOptionalPassCallback(
+        [cancel](llvm::StringRef, llvm::Any) { return !cancel->load(std::memory_order_relaxed); });
+  llvm::PassBuilder pb(tm, tuning, std::nullopt, standard || cancel ? &instrumentation : nullptr);
+  if (!quick) {
+    // Thread loops get a copy per outcome of their row-invariant conditions (row_unswitch.h),
+    // after the loop pipeline's invariant code motion and induction-variable passes.
+    pb.registerLateLoopOptimizationsEPCallback([](llvm::LoopPassManager& lpm, llvm::OptimizationLevel) {
+      lpm.addPass(codegen::UnswitchThreadLoops());
+    });
+    pb.registerVectorizerStartEPCallback([](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) {
+      fpm.addPass(codegen::AddressesToGep());
+      fpm.addPass(codegen::InterchangeThreadLoops());
+      fpm.addPass(codegen::ParallelThreadLoops());
+    });
+    pb.registerVectorizerEndEPCallback([](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) {
+      fpm.addPass(codegen::UniformScatters());
+      fpm.addPass(codegen::JoinInterleavedScatters());
+      fpm.addPass(codegen::PrefetchNextBlockStores());
+      fpm.addPass(codegen::ExpandPrefetchCalls()); // every prefetch call llvm.prefetch again
+    });
+  }
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);
@@ -274,9 +330,40 @@ void optimise(llvm::Module& m) {
     first.addPass(codegen::WarpIndices());
     mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(first)));
   }
-  mpm.addPass(pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2));
+  if (quick) {
+    // The quick tier: inlining of what must be (the special registers), redundancy and
+    // dead code, and loop-invariant code out of loops. Half the time of O1 without
+    // vectorisers, whose code ran 1.1-2x faster (measured on the bench kernels).
+    mpm.addPass(llvm::AlwaysInlinerPass());
+    llvm::FunctionPassManager fpm;
+    fpm.addPass(llvm::EarlyCSEPass(/*UseMemorySSA=*/true));
+    fpm.addPass(llvm::InstCombinePass());
+    fpm.addPass(llvm::SimplifyCFGPass());
+    fpm.addPass(llvm::createFunctionToLoopPassAdaptor(llvm::LICMPass(llvm::LICMOptions()), /*UseMemorySSA=*/true));
+    fpm.addPass(llvm::InstCombinePass());
+    fpm.addPass(codegen::ExpandPrefetchCalls());
+    mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(fpm)));
+  } else {
+    mpm.addPass(pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O2));
+  }
+  pipeline_lock.unlock();
   mpm.run(m, mam);
   codegen::withdraw_vector_prefetches(m);
+}
+
+// `m` as an object file for `tm` (it optimised `m`).
+Result<std::string> emit_object(llvm::Module& m, llvm::TargetMachine& tm, bool assembly = false) {
+  llvm::SmallVector<char, 0> out;
+  llvm::raw_svector_ostream os(out);
+  llvm::legacy::PassManager pm;
+  // Assembly with the IR's block names and loop depths as comments, to read it against
+  // `--emit llvm`.
+  tm.Options.MCOptions.AsmVerbose = assembly;
+  if (tm.addPassesToEmitFile(pm, os, nullptr,
+                             assembly ? llvm::CodeGenFileType::AssemblyFile : llvm::CodeGenFileType::ObjectFile))
+    return Error("LLVM cannot emit code for this machine's CPU", CUDA_ERROR_NOT_SUPPORTED);
+  pm.run(m);
+  return std::string(out.begin(), out.end());
 }
 
 void initialise_llvm() {
@@ -315,6 +402,15 @@ void collect_globals(const llvm::Constant* c, llvm::SmallPtrSetImpl<const llvm::
     if (auto* operand = llvm::dyn_cast<llvm::Constant>(u.get())) collect_globals(operand, seen, worklist);
 }
 
+// Everything `m` defines but `symbol` becomes internal, so that modules of several kernels
+// of one program can share a JITDylib (and the optimiser may drop what is not used).
+void internalise_all_but(llvm::Module& m, llvm::StringRef symbol) {
+  for (llvm::Function& f : m)
+    if (!f.isDeclaration() && f.getName() != symbol) f.setLinkage(llvm::GlobalValue::InternalLinkage);
+  for (llvm::GlobalVariable& v : m.globals())
+    if (!v.isDeclaration()) v.setLinkage(llvm::GlobalValue::InternalLinkage);
+}
+
 // Kernel `symbol` with the definitions it reaches (the functions it calls, the constants it
 // reads) as a module of its own. The kernel stays external; the rest becomes internal, so
 // that the modules of several kernels of one program can share a JITDylib.
@@ -338,11 +434,18 @@ std::unique_ptr<llvm::Module> extract_kernel(const llvm::Module& m, llvm::String
   llvm::ValueToValueMapTy map;
   std::unique_ptr<llvm::Module> out =
       llvm::CloneModule(m, map, [&](const llvm::GlobalValue* g) { return seen.contains(g); });
-  for (llvm::Function& f : *out)
-    if (!f.isDeclaration() && f.getName() != symbol) f.setLinkage(llvm::GlobalValue::InternalLinkage);
-  for (llvm::GlobalVariable& v : out->globals())
-    if (!v.isDeclaration()) v.setLinkage(llvm::GlobalValue::InternalLinkage);
+  internalise_all_but(*out, symbol);
   return out;
+}
+
+// The lazy module itself when `symbol` is its only kernel (no copy: a kernel of 66
+// barriers took 23 ms to copy), else a copy with what the kernel reaches.
+std::unique_ptr<llvm::Module> take_kernel(std::unique_ptr<llvm::Module>& lazy_module, size_t kernels,
+                                          llvm::StringRef symbol) {
+  if (kernels > 1) return extract_kernel(*lazy_module, symbol);
+  std::unique_ptr<llvm::Module> m = std::move(lazy_module);
+  internalise_all_but(*m, symbol);
+  return m;
 }
 
 // MIMIC_PERF_MAP=1: every function the JIT links is appended to /tmp/perf-PID.map
@@ -468,7 +571,10 @@ Result<KernelEntry> CpuCompiledProgram::entry(size_t i) {
   if (KernelEntry e = k.entry.load(std::memory_order_acquire)) return e;
   if (!lazy) return Error("kernel '" + k.name + "' has no compiled code", CUDA_ERROR_UNKNOWN);
   std::lock_guard compile_lock(g_compile_mutex);
-  const std::string key = lazy->key.empty() ? std::string() : kernel_cache_key(lazy->key, k.symbol);
+  // MIMIC_QUICK_TIER=only neither reads nor writes the cache: its code is the quick tier's.
+  const QuickTier tier = quick_tier();
+  const std::string key =
+      lazy->key.empty() || tier == QuickTier::Only ? std::string() : kernel_cache_key(lazy->key, k.symbol);
   bool from_cache = false;
   if (!key.empty()) {
     std::optional<CachedCode> c = cache_load(key);
@@ -488,10 +594,12 @@ Result<KernelEntry> CpuCompiledProgram::entry(size_t i) {
     lazy->context = llvm::orc::ThreadSafeContext(std::move(lowered.value().context));
     lazy->module = std::move(lowered.value().module);
   }
+  if (!from_cache && tier != QuickTier::Off)
+    return quick_entry(i, key);
   if (!from_cache) {
     capture.object.clear();
-    std::unique_ptr<llvm::Module> m = extract_kernel(*lazy->module, k.symbol);
-    optimise(*m);
+    std::unique_ptr<llvm::Module> m = take_kernel(lazy->module, kernels.size(), k.symbol);
+    optimise(*m, host_target());
     if (llvm::Error e = jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), lazy->context)))
       return Error("adding kernel '" + k.name + "' to the JIT: " + llvm::toString(std::move(e)), CUDA_ERROR_UNKNOWN);
   }
@@ -511,6 +619,107 @@ Result<KernelEntry> CpuCompiledProgram::entry(size_t i) {
   return e;
 }
 
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The background compiler's work for one kernel: its optimised object from its lowered IR,
+// passed as bitcode (an LLVM context belongs to one thread at a time; this one is the
+// background thread's own).
+Result<std::string> compile_optimised(const std::string& bitcode, const std::atomic<bool>& cancel) {
+  // The background thread's TargetMachine (it is the only thread that calls this).
+  static thread_local std::unique_ptr<llvm::TargetMachine> tm = make_host_target(llvm::CodeGenOptLevel::Default);
+  if (!tm)
+    return Error("LLVM cannot generate code for this machine's CPU", CUDA_ERROR_NOT_SUPPORTED);
+  llvm::LLVMContext context;
+  auto m = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, "kernel"), context);
+  if (!m)
+    return Error("reading the lowered kernel back: " + llvm::toString(m.takeError()), CUDA_ERROR_UNKNOWN);
+  optimise(**m, tm.get(), Tier::Optimised, &cancel);
+  if (cancel.load())
+    return Error("stopped at exit", CUDA_ERROR_UNKNOWN);
+  return emit_object(**m, *tm);
+}
+
+} // namespace
+
+Result<KernelEntry> CpuCompiledProgram::quick_entry(size_t i, const std::string& key) {
+  CompiledKernel& k = kernels[i];
+  const auto asked = std::chrono::steady_clock::now();
+  llvm::TargetMachine* tm = quick_target();
+  if (!tm)
+    return Error("LLVM cannot generate code for this machine's CPU", CUDA_ERROR_NOT_SUPPORTED);
+  std::unique_ptr<llvm::Module> m = take_kernel(lazy->module, kernels.size(), k.symbol);
+  const bool optimised_later = quick_tier() == QuickTier::On;
+  std::string bitcode;
+  if (optimised_later) {
+    llvm::raw_string_ostream os(bitcode);
+    llvm::WriteBitcodeToFile(*m, os);
+  }
+  optimise(*m, tm, Tier::Quick);
+  Result<std::string> object = emit_object(*m, *tm);
+  if (!object)
+    return object.error();
+  if (!quick_dylib) {
+    auto made = jit->createJITDylib("quick");
+    if (!made)
+      return Error("cannot make the JIT's quick tier: " + llvm::toString(made.takeError()), CUDA_ERROR_UNKNOWN);
+    quick_dylib = &made.get();
+    quick_dylib->addToLinkOrder(jit->getMainJITDylib()); // globals, helpers, the process
+  }
+  if (llvm::Error e = jit->addObjectFile(*quick_dylib, llvm::MemoryBuffer::getMemBufferCopy(*object, "mimic-quick-" + k.symbol)))
+    return Error("adding kernel '" + k.name + "' to the JIT: " + llvm::toString(std::move(e)), CUDA_ERROR_UNKNOWN);
+  auto address = jit->lookup(*quick_dylib, k.symbol);
+  if (!address)
+    return Error(lazy->program->origin + ": compiling " + k.name + ": " + llvm::toString(address.takeError()),
+                 CUDA_ERROR_INVALID_PTX);
+  KernelEntry e = address->toPtr<KernelEntry>();
+  // Stored before the request: a delivery must not be overwritten by the quick code.
+  k.entry.store(e, std::memory_order_release);
+  char ms[32];
+  snprintf(ms, sizeof ms, "%.1f", ms_since(asked));
+  log_note("kernel '" + k.name + "': quick code in " + ms + " ms" +
+           (optimised_later ? "; its optimised code is being compiled in the background" : ""));
+  if (!optimised_later)
+    return e;
+  CachedCode facts;
+  facts.kernels.push_back(facts_of(k));
+  facts.globals = lazy->globals;
+  BackgroundCompiler::submit(
+      key, "kernel '" + k.name + "'",
+      [bitcode = std::move(bitcode), key, facts = std::move(facts)](const std::atomic<bool>& cancel) mutable {
+        Result<std::string> made = compile_optimised(bitcode, cancel);
+        if (made && !key.empty()) {
+          facts.object = *made;
+          cache_store(key, facts);
+        }
+        return made;
+      },
+      [program = weak_from_this(), i, asked](const std::string& optimised) {
+        if (auto p = program.lock()) p->install(i, optimised, asked);
+      });
+  return e;
+}
+
+void CpuCompiledProgram::install(size_t i, const std::string& object, std::chrono::steady_clock::time_point asked) {
+  CompiledKernel& k = kernels[i];
+  auto fail = [&](const std::string& why) {
+    log_warning("kernel '" + k.name + "': its optimised code cannot be linked (" + why +
+                "); the quick code stays in use");
+  };
+  if (llvm::Error e = jit->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(object, "mimic-optimised-" + k.symbol)))
+    return fail(llvm::toString(std::move(e)));
+  auto address = jit->lookup(k.symbol);
+  if (!address)
+    return fail(llvm::toString(address.takeError()));
+  k.entry.store(address->toPtr<KernelEntry>(), std::memory_order_release);
+  char ms[32];
+  snprintf(ms, sizeof ms, "%.1f", ms_since(asked));
+  log_note("kernel '" + k.name + "': optimised code in use " + ms + " ms after its first launch");
+}
+
 Result<std::string> compile_cpu_code(const runtime::Program& program, CpuCodeForm form) {
   initialise_llvm();
   std::lock_guard compile_lock(g_compile_mutex);
@@ -519,27 +728,17 @@ Result<std::string> compile_cpu_code(const runtime::Program& program, CpuCodeFor
     return lowered.error();
   codegen::LoweredProgram lp = std::move(lowered.value());
   define_special_registers(*lp.module);
-  optimise(*lp.module);
+  llvm::TargetMachine* tm = host_target();
+  if (!tm)
+    return Error("LLVM cannot generate code for this machine's CPU", CUDA_ERROR_NOT_SUPPORTED);
+  optimise(*lp.module, tm);
   if (form == CpuCodeForm::LlvmIr) {
     std::string text;
     llvm::raw_string_ostream os(text);
     lp.module->print(os, nullptr);
     return text;
   }
-  llvm::TargetMachine* tm = host_target();
-  if (!tm)
-    return Error("LLVM cannot generate code for this machine's CPU", CUDA_ERROR_NOT_SUPPORTED);
-  llvm::SmallVector<char, 0> out;
-  llvm::raw_svector_ostream os(out);
-  llvm::legacy::PassManager pm;
-  auto type = form == CpuCodeForm::Assembly ? llvm::CodeGenFileType::AssemblyFile : llvm::CodeGenFileType::ObjectFile;
-  // Assembly with the IR's block names and loop depths as comments, to read it against
-  // `--emit llvm`.
-  tm->Options.MCOptions.AsmVerbose = form == CpuCodeForm::Assembly;
-  if (tm->addPassesToEmitFile(pm, os, nullptr, type))
-    return Error("LLVM cannot emit code for this machine's CPU", CUDA_ERROR_NOT_SUPPORTED);
-  pm.run(*lp.module);
-  return std::string(out.begin(), out.end());
+  return emit_object(*lp.module, *tm, form == CpuCodeForm::Assembly);
 }
 
 Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
@@ -553,7 +752,9 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
   const bool dumping = (dump && *dump) || (llvm_options && *llvm_options) || codegen::interchange_explain() ||
                        codegen::parallel_loops_explain();
   const bool check = config::check_memory();
-  const std::string key = cache_directory().empty() || dumping ? std::string() : cache_key(program, check);
+  const std::string key = cache_directory().empty() || dumping || quick_tier() == QuickTier::Only
+                              ? std::string()
+                              : cache_key(program, check);
   std::optional<CachedCode> cached = key.empty() ? std::nullopt : cache_load(key);
   // What the executor needs to know, from the cache or from lowering.
   CachedCode code;
@@ -577,7 +778,9 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
       return lowered.error();
     lp = std::move(lowered.value());
     define_special_registers(*lp.module);
-    lazy = mode == CompileMode::Lazy && !dumping && lp.kernels.size() > 1 && lp.address_taken.empty();
+    // With tiers (tiers.h) a program of one kernel is compiled at its first launch too.
+    lazy = mode == CompileMode::Lazy && !dumping && lp.address_taken.empty() &&
+           (lp.kernels.size() > 1 || quick_tier() != QuickTier::Off);
     auto write_ir = [&](const char* suffix) {
       std::error_code ec;
       llvm::raw_fd_ostream os(std::string(dump) + suffix, ec);
@@ -587,7 +790,7 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
     if (dump && *dump)
       write_ir(".lowered.ll");
     if (!lazy)
-      optimise(*lp.module);
+      optimise(*lp.module, host_target());
     if (dump && *dump)
       write_ir(".optimised.ll");
     code.kernels = lp.kernels;
@@ -748,17 +951,19 @@ struct Scratch {
 
 // Runs threads [begin, end) of a block from `resume` (the kernel goes row by row itself:
 // codegen::FunctionLowering::emit_row_setup).
-void run_threads(const CompiledKernel& k, const void* args, BlockState& bs, uint32_t begin, uint32_t end,
+void run_threads(KernelEntry entry, const void* args, BlockState& bs, uint32_t begin, uint32_t end,
                  uint32_t resume) {
-  k.entry.load(std::memory_order_relaxed)(args, &bs, begin, end, resume);
+  entry(args, &bs, begin, end, resume);
 }
 
-// Runs one block to completion; returns CUDA_SUCCESS or the error a trap gives.
-CUresult run_block(const CompiledKernel& k, const void* args, BlockState& bs, Scratch& s) {
+// Runs one block to completion with `entry`, the kernel's code when the block started (a
+// block never changes tiers: the quick code saves registers at a split point that the
+// optimised code computes again); returns CUDA_SUCCESS or the error a trap gives.
+CUresult run_block(const CompiledKernel& k, KernelEntry entry, const void* args, BlockState& bs, Scratch& s) {
   const uint32_t n = bs.nthreads;
   // Its threads all run to their end in one call, and say nothing of it.
   if (k.plain_exit) {
-    run_threads(k, args, bs, 0, n, codegen::kResumeStart);
+    run_threads(entry, args, bs, 0, n, codegen::kResumeStart);
     return CUDA_SUCCESS;
   }
   // Calls read next[t] to see whether their callee ended the thread.
@@ -770,7 +975,7 @@ CUresult run_block(const CompiledKernel& k, const void* args, BlockState& bs, Sc
                                                 : CUDA_ERROR_ASSERT;
   };
   if (k.splits.empty()) {
-    run_threads(k, args, bs, 0, n, codegen::kResumeStart);
+    run_threads(entry, args, bs, 0, n, codegen::kResumeStart);
     // Branch-free, so that it vectorises: the common case is a block that ended normally.
     // A stop in [kThreadStopped, kThreadExited) is a trap, fault or assertion.
     bool stopped = false;
@@ -844,7 +1049,7 @@ in_step:
              warps[u].lo == warps[u - 1].hi)
         ++u;
       bs.ended = 0;
-      run_threads(k, args, bs, warps[w].lo, warps[u - 1].hi, warps[w].point);
+      run_threads(entry, args, bs, warps[w].lo, warps[u - 1].hi, warps[w].point);
       // The kernel saw every thread it ran exit (BlockState::ended): nothing to read.
       for (uint32_t v = w; v < u; ++v) {
         warps[v].ran = !bs.ended;
@@ -996,7 +1201,7 @@ in_step:
       uint32_t r = s.resume[t], u = t + 1;
       while (u < n && s.status[u] == Runnable && s.resume[u] == r)
         ++u;
-      run_threads(k, args, bs, t, u, r);
+      run_threads(entry, args, bs, t, u, r);
       for (uint32_t i = t; i < u; ++i)
         if (!absorb(i))
           return ended(s.next[i]);
@@ -1288,7 +1493,7 @@ void run_grid_blocks(GridRun& g) {
           ++z;
         }
       }
-      if (CUresult r = run_block(k, g.args, bs, s); r != CUDA_SUCCESS) {
+      if (CUresult r = run_block(k, k.entry.load(std::memory_order_acquire), g.args, bs, s); r != CUDA_SUCCESS) {
         g.fail(r, r == CUDA_ERROR_ASSERT ? "kernel '" + k.name + "' failed a device-side assertion"
                   : r == CUDA_ERROR_ILLEGAL_ADDRESS
                       ? "kernel '" + k.name + "' made an invalid memory access"

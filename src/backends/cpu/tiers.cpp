@@ -1,0 +1,127 @@
+#include "backends/cpu/tiers.h"
+
+#include <unistd.h>
+
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "support/log.h"
+
+namespace mimic::cpu {
+
+QuickTier quick_tier() {
+  const char* v = std::getenv("MIMIC_QUICK_TIER");
+  if (!v || !*v) return QuickTier::On;
+  std::string_view s(v);
+  if (s == "0" || s == "off") return QuickTier::Off;
+  if (s == "only") return QuickTier::Only;
+  if (s != "1" && s != "on")
+    warn_once("quick-tier", "MIMIC_QUICK_TIER=" + std::string(s) + " is not 0, 1 or only; using 1");
+  return QuickTier::On;
+}
+
+namespace {
+
+struct Job {
+  std::string key, what;
+  BackgroundCompiler::Compile compile;
+  std::vector<BackgroundCompiler::Deliver> deliver;
+};
+
+struct State {
+  std::mutex mutex;
+  std::condition_variable wake;
+  std::deque<std::shared_ptr<Job>> queue;
+  std::map<std::string, std::shared_ptr<Job>> keyed; // queued or running, by key
+  std::atomic<bool> cancel{false};
+  bool stopping = false;
+  std::thread* thread = nullptr; // leaked in a forked child, whose copy has no thread
+  pid_t owner = 0;               // the process that started `thread`
+};
+
+// Never destroyed: exit handlers may submit nothing more but still look at it.
+State& state() {
+  static State* s = new State;
+  return *s;
+}
+
+void run(State& s) {
+  for (;;) {
+    std::shared_ptr<Job> job;
+    {
+      std::unique_lock lock(s.mutex);
+      s.wake.wait(lock, [&] { return s.stopping || !s.queue.empty(); });
+      if (s.stopping) return;
+      job = std::move(s.queue.front());
+      s.queue.pop_front();
+    }
+    Result<std::string> object = job->compile(s.cancel);
+    std::vector<BackgroundCompiler::Deliver> deliver;
+    {
+      std::lock_guard lock(s.mutex);
+      if (!job->key.empty()) s.keyed.erase(job->key);
+      deliver = std::move(job->deliver);
+    }
+    if (!object) {
+      if (!s.cancel.load())
+        log_warning(job->what + ": the optimised code failed (" + object.error().message() +
+                    "); the quick code stays in use");
+      continue;
+    }
+    for (const auto& d : deliver)
+      d(*object);
+  }
+}
+
+// At exit: no new work, the running compile skips its remaining passes, and the thread is
+// joined while LLVM's static state is still alive (this handler was registered after it
+// was constructed, so it runs before it is destroyed).
+void stop_at_exit() {
+  State& s = state();
+  {
+    std::lock_guard lock(s.mutex);
+    s.stopping = true;
+    s.cancel = true;
+  }
+  s.wake.notify_all();
+  if (s.thread && s.owner == getpid() && s.thread->joinable()) s.thread->join();
+}
+
+} // namespace
+
+void BackgroundCompiler::submit(const std::string& key, const std::string& what, Compile compile,
+                                Deliver deliver) {
+  State& s = state();
+  {
+    std::lock_guard lock(s.mutex);
+    if (s.stopping) return;
+    if (!key.empty())
+      if (auto it = s.keyed.find(key); it != s.keyed.end()) {
+        it->second->deliver.push_back(std::move(deliver));
+        return;
+      }
+    auto job = std::make_shared<Job>();
+    job->key = key;
+    job->what = what;
+    job->compile = std::move(compile);
+    job->deliver.push_back(std::move(deliver));
+    s.queue.push_back(job);
+    if (!key.empty()) s.keyed[key] = job;
+    if (!s.thread || s.owner != getpid()) {
+      const bool first = !s.thread;
+      s.owner = getpid();
+      s.thread = new std::thread([&s] { run(s); });
+      if (first) std::atexit(stop_at_exit);
+    }
+  }
+  s.wake.notify_one();
+}
+
+} // namespace mimic::cpu
