@@ -6,8 +6,10 @@
 //
 // Timing: one untimed run first, then the median of N runs (fewer, at least one, where
 // they pass 10 s; `reps` says how many ran). Before it, Mimic's first launch of the kernel
-// is timed on a small problem (64 KiB): that is the module's load and JIT compilation,
-// from a cold or a warm JIT cache (first_launch_ms).
+// is timed on a small problem (64 KiB), in a process of its own: that is the module's load
+// and JIT compilation, from a cold or a warm JIT cache (first_launch_ms), with Mimic's code
+// tiers as MIMIC_QUICK_TIER says; the timed runs are the optimised code's
+// (MIMIC_QUICK_TIER=0 in this process).
 // A run is the kernel's launches plus the wait for them (cudaDeviceSynchronize, clFinish,
 // the end of the parallel region); the data stays on the device between runs. Outputs are
 // checked after the first run. OpenMP and PoCL use as many threads as Mimic: MIMIC_THREADS,
@@ -19,6 +21,8 @@
 //   kernel=NAME data_mb=.. mimic_ms=.. first_launch_ms=.. openmp_ms=.. pocl_ms=.. reps=M/O/P
 //          check=ok|mismatch|error          (on one line; reps: timed runs of Mimic/OpenMP/PoCL)
 // Details of a mismatch or an error go to standard error. Exits 0 when every check is ok.
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -219,8 +223,8 @@ std::string format_ms(const Measurement* m) {
 }
 
 // The first launch of `kernel` on a small problem, or nothing if it fails (the full
-// problem's run reports why).
-std::optional<double> first_launch_ms(Platform& cuda, Kernel kernel) {
+// problem's run reports why). Run by a process of its own (--first-launch).
+std::optional<double> first_launch_in_process(Platform& cuda, Kernel kernel) {
   Problem small = make_problem(kernel, Sizes{size_t(64) << 10, Sizes::Scale::tiny});
   std::optional<double> ms;
   try {
@@ -237,13 +241,73 @@ std::optional<double> first_launch_ms(Platform& cuda, Kernel kernel) {
   return ms;
 }
 
+// MIMIC_QUICK_TIER as the user set it (main keeps it before it sets its own).
+std::optional<std::string> g_user_quick_tier;
+
+// The first launch of `kernel`, timed in a new process (`bench_kernels --first-launch
+// NAME`) that sees the user's MIMIC_QUICK_TIER: with Mimic's tiers its first launch runs
+// quick code while the optimised code is compiled in the background. This process sets
+// MIMIC_QUICK_TIER=0 instead, so that the timed runs are always the optimised code's (JIT
+// excluded), never quick code waiting for its replacement.
+std::optional<double> first_launch_ms(Kernel kernel) {
+  std::vector<std::string> env_text;
+  for (char** e = environ; *e; ++e)
+    if (strncmp(*e, "MIMIC_QUICK_TIER=", 17) != 0) env_text.emplace_back(*e);
+  if (g_user_quick_tier) env_text.push_back("MIMIC_QUICK_TIER=" + *g_user_quick_tier);
+  std::vector<char*> envp;
+  for (std::string& e : env_text)
+    envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::string self = "/proc/self/exe", flag = "--first-launch", name = kKernelNames[size_t(kernel)];
+  char* argv[] = {self.data(), flag.data(), name.data(), nullptr};
+  int out[2];
+  if (pipe(out) != 0) return std::nullopt;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+  posix_spawn_file_actions_addclose(&actions, out[0]);
+  pid_t child = 0;
+  const int spawned = posix_spawn(&child, self.c_str(), &actions, nullptr, argv, envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  close(out[1]);
+  std::string text;
+  char buffer[256];
+  for (ssize_t n; spawned == 0 && (n = read(out[0], buffer, sizeof buffer)) > 0;)
+    text.append(buffer, size_t(n));
+  close(out[0]);
+  int status = 0;
+  if (spawned != 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return std::nullopt;
+  char* end = nullptr;
+  double ms = strtod(text.c_str(), &end);
+  if (end == text.c_str()) return std::nullopt;
+  return ms;
+}
+
+// --first-launch NAME: prints the first launch's milliseconds (or fails).
+int first_launch_main(const char* name) {
+  auto it = std::find_if(std::begin(kKernelNames), std::end(kKernelNames),
+                         [&](const char* k) { return !strcmp(name, k); });
+  if (it == std::end(kKernelNames)) return 2;
+  try {
+    std::unique_ptr<Platform> cuda = make_cuda_platform();
+    std::optional<double> ms = first_launch_in_process(*cuda, Kernel(it - std::begin(kKernelNames)));
+    if (!ms) return 1;
+    printf("%.3f\n", *ms);
+    return 0;
+  } catch (const std::exception& e) {
+    fprintf(stderr, "bench_kernels: %s\n", e.what());
+    return 1;
+  }
+}
+
 // Runs one kernel on every platform; prints its line; returns whether its check is ok.
 bool bench_kernel(Kernel kernel, const Sizes& sizes, unsigned reps, Platform& cuda,
                   Platform& openmp, Platform* opencl) {
   const char* name = kKernelNames[size_t(kernel)];
   Problem problem = make_problem(kernel, sizes);
   const bool settle = sizes.scale == Sizes::Scale::full;
-  std::optional<double> first_ms = first_launch_ms(cuda, kernel);
+  std::optional<double> first_ms = first_launch_ms(kernel);
   Measurement reference = measure(openmp, problem, reps, settle);
   Measurement mimic = measure(cuda, problem, reps, settle);
   std::optional<Measurement> pocl;
@@ -327,6 +391,11 @@ int run(const Options& o) {
 } // namespace bench
 
 int main(int argc, char** argv) {
+  if (argc == 3 && !strcmp(argv[1], "--first-launch")) return bench::first_launch_main(argv[2]);
+  // Before any thread exists: the first launches see the user's tiers, the timed runs none.
+  // (MIMIC_QUICK_TIER=only, quick code alone, stays: it times the quick tier's code.)
+  if (const char* tier = std::getenv("MIMIC_QUICK_TIER")) bench::g_user_quick_tier = tier;
+  if (!bench::g_user_quick_tier || *bench::g_user_quick_tier != "only") setenv("MIMIC_QUICK_TIER", "0", 1);
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return bench::usage(stdout);
     if (!strcmp(argv[i], "--list")) {
