@@ -184,15 +184,22 @@ Value* compute_again(Value* v, Instruction* before, DenseMap<Value*, Value*>& ma
 // row's values, !mimic.row, do not): the thread index, the call's range and resume point,
 // what depends on them, memory the program writes, phis where paths from a branch on such
 // a value join, and everything in a loop such a branch leaves. A restore is divergent
-// when its slot is in `divergent_slots`.
+// when its slot is in `divergent_slots`. Everything here only grows with that set: after
+// slots are added, update() goes on from the answer so far to the answer for the larger
+// set (the same as computing it anew, which bitonic's 66 barriers made cost 15 ms).
 class Divergence {
 public:
   Divergence(Function& f, const std::set<uint32_t>& divergent_slots, const SmallPtrSetImpl<BasicBlock*>& heads,
              const std::vector<Loop*>& loops)
-      : divergent_slots_(divergent_slots), heads_(heads), loops_(loops) {
+      : f_(f), divergent_slots_(divergent_slots), heads_(heads), loops_(loops) {
     if (f.arg_size() >= 5)
       for (unsigned a = 2; a < 5; ++a)
         divergent_.insert(f.getArg(a));
+    update();
+  }
+
+  void update() {
+    Function& f = f_;
     for (bool changed = true; changed;) {
       changed = false;
       for (BasicBlock& bb : f)
@@ -303,6 +310,7 @@ private:
     return false;
   }
 
+  Function& f_;
   const std::set<uint32_t>& divergent_slots_;
   const SmallPtrSetImpl<BasicBlock*>& heads_;
   const std::vector<Loop*>& loops_;
@@ -363,11 +371,13 @@ PreservedAnalyses RematerialiseSpills::run(Function& f, FunctionAnalysisManager&
     auto key = l ? spill_key(*l) : std::nullopt;
     return key && key->second == slot;
   };
-  std::vector<Instruction*> row_instructions;
+  // The instructions that stand for a row's values, with which one (read once, not at
+  // each of a kernel's restores).
+  std::vector<std::pair<Instruction*, unsigned>> row_instructions;
   for (BasicBlock& bb : f)
     for (Instruction& i : bb)
-      if (i.getMetadata(kRowMetadata))
-        row_instructions.push_back(&i);
+      if (MDNode* row = i.getMetadata(kRowMetadata))
+        row_instructions.emplace_back(&i, unsigned(mdconst::extract<ConstantInt>(row->getOperand(0))->getZExtValue()));
   std::set<uint32_t> recomputed;
   for (auto& [slot, stores] : slot_saves) {
     SmallVector<LoadInst*, 4>& loads = slot_restores[slot];
@@ -402,8 +412,8 @@ PreservedAnalyses RematerialiseSpills::run(Function& f, FunctionAnalysisManager&
       if (thread)
         made[thread] = thread_of(l);
       std::array<Instruction*, 3> rows = row_values(rows_of(thread_of(l)));
-      for (Instruction* r : row_instructions)
-        made[r] = rows[mdconst::extract<ConstantInt>(r->getMetadata(kRowMetadata)->getOperand(0))->getZExtValue()];
+      for (auto [r, which] : row_instructions)
+        made[r] = rows[which];
       l->replaceAllUsesWith(compute_again(v, l, made));
       l->eraseFromParent();
     }
@@ -437,13 +447,14 @@ PreservedAnalyses RematerialiseSpills::run(Function& f, FunctionAnalysisManager&
         if (!around_threads(l))
           loops.push_back(l);
     std::set<uint32_t> divergent_slots;
+    Divergence d(f, divergent_slots, heads, loops);
     for (bool grew = true; grew;) {
       grew = false;
-      Divergence d(f, divergent_slots, heads, loops);
       for (auto& [key, stores] : saves)
         for (StoreInst* st : stores)
           if (d.divergent(st->getValueOperand()) && divergent_slots.insert(key.second).second)
             grew = true;
+      if (grew) d.update();
     }
     DenseMap<BasicBlock*, BasicBlock*> preheaders;
     for (auto& [key, loads] : restores) {
