@@ -307,6 +307,9 @@ bool bench_kernel(Kernel kernel, const Sizes& sizes, unsigned reps, Platform& cu
   const char* name = kKernelNames[size_t(kernel)];
   Problem problem = make_problem(kernel, sizes);
   const bool settle = sizes.scale == Sizes::Scale::full;
+  // The platforms measured before may still spin (OpenMP's idle workers: 200 ms), and would
+  // take a core from the first launch's process.
+  if (settle) std::this_thread::sleep_for(std::chrono::milliseconds(300));
   std::optional<double> first_ms = first_launch_ms(kernel);
   Measurement reference = measure(openmp, problem, reps, settle);
   Measurement mimic = measure(cuda, problem, reps, settle);
