@@ -52,14 +52,9 @@ protected:
     unsetenv("MIMIC_QUICK_TIER");
     std::filesystem::remove_all(dir);
   }
-  // Compiles kPtx and runs it over 64 threads; true when every output is right.
-  bool compile_and_run(const std::string& ptx) {
-    auto program = mimic::runtime::load_program_from_ptx(ptx, "cache test");
-    if (!program)
-      return false;
-    auto compiled = mimic::cpu::compile_for_cpu(*program.value(), {});
-    if (!compiled)
-      return false;
+  // Runs `kernel` of `compiled` (out[t] = factor * t) over 64 threads; true when every
+  // output is right.
+  static bool run(mimic::runtime::CompiledProgram& compiled, size_t kernel = 0, uint32_t factor = 2) {
     std::vector<uint32_t> out(64, 7);
     struct {
       uint32_t* out;
@@ -67,12 +62,20 @@ protected:
     } args{out.data(), 64};
     mimic::runtime::LaunchShape shape;
     shape.block[0] = 64;
-    if (mimic::cpu::launch_on_cpu(*compiled.value(), 0, shape, &args) != CUDA_SUCCESS)
+    if (mimic::cpu::launch_on_cpu(compiled, kernel, shape, &args) != CUDA_SUCCESS)
       return false;
     for (uint32_t i = 0; i < 64; ++i)
-      if (out[i] != 2 * i)
+      if (out[i] != factor * i)
         return false;
     return true;
+  }
+  // Compiles `ptx` and runs its first kernel (kPtx: out[t] = 2t).
+  bool compile_and_run(const std::string& ptx) {
+    auto program = mimic::runtime::load_program_from_ptx(ptx, "cache test");
+    if (!program)
+      return false;
+    auto compiled = mimic::cpu::compile_for_cpu(*program.value(), {});
+    return compiled && run(*compiled.value());
   }
   std::vector<std::filesystem::path> entries() {
     std::vector<std::filesystem::path> out;
@@ -147,19 +150,6 @@ TEST_F(CodeCache, KernelsOfAProgramCompileAtTheirFirstLaunch) {
 )";
   auto program = mimic::runtime::load_program_from_ptx(two, "two kernels");
   ASSERT_TRUE(program);
-  auto run = [&](mimic::runtime::CompiledProgram& compiled, size_t kernel, uint32_t factor) {
-    std::vector<uint32_t> out(64, 7);
-    struct {
-      uint32_t* out;
-      uint32_t n;
-    } args{out.data(), 64};
-    mimic::runtime::LaunchShape shape;
-    shape.block[0] = 64;
-    if (mimic::cpu::launch_on_cpu(compiled, kernel, shape, &args) != CUDA_SUCCESS) return false;
-    for (uint32_t i = 0; i < 64; ++i)
-      if (out[i] != factor * i) return false;
-    return true;
-  };
   {
     auto compiled = mimic::cpu::compile_for_cpu(*program.value(), {});
     ASSERT_TRUE(compiled);
@@ -194,19 +184,6 @@ TEST_F(CodeCache, QuickCodeFirstThenTheCache) {
   setenv("MIMIC_QUICK_TIER", "1", 1);
   auto program = mimic::runtime::load_program_from_ptx(kPtx, "tiers");
   ASSERT_TRUE(program);
-  auto run = [&](mimic::runtime::CompiledProgram& compiled) {
-    std::vector<uint32_t> out(64, 7);
-    struct {
-      uint32_t* out;
-      uint32_t n;
-    } args{out.data(), 64};
-    mimic::runtime::LaunchShape shape;
-    shape.block[0] = 64;
-    if (mimic::cpu::launch_on_cpu(compiled, 0, shape, &args) != CUDA_SUCCESS) return false;
-    for (uint32_t i = 0; i < 64; ++i)
-      if (out[i] != 2 * i) return false;
-    return true;
-  };
   {
     auto compiled = mimic::cpu::compile_for_cpu(*program.value(), {});
     ASSERT_TRUE(compiled);
