@@ -1558,10 +1558,14 @@ struct QuietDiagnostics final : DiagnosticHandler {
 
 } // namespace
 
+void quiet_llvm_diagnostics(LLVMContext& context) {
+  context.setDiagnosticHandler(std::make_unique<QuietDiagnostics>());
+}
+
 ModuleLowering::ModuleLowering(const runtime::Program& program, const LowerOptions& options)
     : program_(program), target_(options.target), context_(std::make_unique<LLVMContext>()),
       module_(std::make_unique<Module>("mimic", *context_)) {
-  context_->setDiagnosticHandler(std::make_unique<QuietDiagnostics>());
+  quiet_llvm_diagnostics(*context_);
   for (const auto& m : program.modules)
     for (const ptx::TopLevel& item : m->items)
       if (item.kind == ptx::DirectiveKind::Var && item.var->space == ptx::Modifier::Shared)

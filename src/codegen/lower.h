@@ -99,6 +99,11 @@ inline constexpr const char* kGpuTrap = "mimic.gpu.trap";
 // them a warp at a time (codegen/warp_chain.cpp), for comparisons; the JIT cache keys on it.
 bool warp_chains_enabled();
 
+// Keeps LLVM's warnings and remarks about the code Mimic made ("loop not vectorized") off
+// the application's standard error (errors still print); every context that optimises
+// lowered code needs it (the lowering's own, the CPU JIT's background compiler's).
+void quiet_llvm_diagnostics(llvm::LLVMContext& context);
+
 Result<LoweredProgram> lower(const runtime::Program& program, bool check_memory = false);
 Result<LoweredProgram> lower(const runtime::Program& program, const LowerOptions& options);
 

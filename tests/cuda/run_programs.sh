@@ -11,6 +11,7 @@
 #   // expect-output: FILE   its standard output must equal tests/cuda/FILE (device printf)
 #   // mimic-env: VAR=VALUE  run it with this environment setting (e.g. MIMIC_CHECK=memory)
 #   // expect-stderr: TEXT   its standard error must contain TEXT (Mimic's diagnostics)
+#   // forbid-stderr: TEXT   its standard error must not contain TEXT
 # Programs build and run in parallel (MIMIC_CUDA_JOBS, default nproc). Executables stay in
 # WORK_DIR and are rebuilt when the source, check.h or the flags change.
 # known_failures.txt lists what may fail, and why; listed programs that pass are reported.
@@ -63,6 +64,12 @@ run_one() { # MIMIC NVCC WORK NAME VARIANT
   wanted_stderr=$(header "$src" expect-stderr)
   if [ $status -eq 0 ] && [ -n "$wanted_stderr" ] && ! grep -qF -- "$wanted_stderr" "$exe.stderr"; then
     echo "standard error does not contain: $wanted_stderr" >> "$exe.stderr"
+    status=1
+  fi
+  local forbidden_stderr
+  forbidden_stderr=$(header "$src" forbid-stderr)
+  if [ $status -eq 0 ] && [ -n "$forbidden_stderr" ] && grep -qF -- "$forbidden_stderr" "$exe.stderr"; then
+    echo "standard error contains: $forbidden_stderr" >> "$exe.stderr"
     status=1
   fi
   expected=$(header "$src" expect-output)

@@ -634,6 +634,7 @@ Result<std::string> compile_optimised(const std::string& bitcode, const std::ato
   if (!tm)
     return Error("LLVM cannot generate code for this machine's CPU", CUDA_ERROR_NOT_SUPPORTED);
   llvm::LLVMContext context;
+  codegen::quiet_llvm_diagnostics(context);
   auto m = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, "kernel"), context);
   if (!m)
     return Error("reading the lowered kernel back: " + llvm::toString(m.takeError()), CUDA_ERROR_UNKNOWN);
