@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
@@ -35,9 +36,12 @@ struct Job {
   std::vector<BackgroundCompiler::Deliver> deliver;
 };
 
+// How long exit waits for optimised code still being compiled for the JIT cache.
+constexpr std::chrono::milliseconds kExitWait{2000};
+
 struct State {
   std::mutex mutex;
-  std::condition_variable wake;
+  std::condition_variable wake, done; // done: a job has ended
   std::deque<std::shared_ptr<Job>> queue;
   std::map<std::string, std::shared_ptr<Job>> keyed; // queued or running, by key
   std::atomic<bool> cancel{false};
@@ -69,6 +73,7 @@ void run(State& s) {
       if (!job->key.empty()) s.keyed.erase(job->key);
       deliver = std::move(job->deliver);
     }
+    s.done.notify_all();
     if (!object) {
       if (!s.cancel.load())
         log_warning(job->what + ": the optimised code failed (" + object.error().message() +
@@ -80,13 +85,19 @@ void run(State& s) {
   }
 }
 
-// At exit: no new work, the running compile skips its remaining passes, and the thread is
-// joined while LLVM's static state is still alive (this handler was registered after it
-// was constructed, so it runs before it is destroyed).
+// At exit: the optimised code that goes into the JIT cache (a keyed job) is waited for,
+// up to kExitWait, so that the next process starts from it (a program shorter than the
+// background compile would otherwise never have it, and compile quick code every time;
+// before tiers it paid the same compile at its first launch). Then no new work, a compile
+// still running skips its remaining passes, and the thread is joined while LLVM's static
+// state is still alive (this handler was registered after it was constructed, so it runs
+// before it is destroyed).
 void stop_at_exit() {
   State& s = state();
   {
-    std::lock_guard lock(s.mutex);
+    std::unique_lock lock(s.mutex);
+    if (s.thread && s.owner == getpid())
+      s.done.wait_for(lock, kExitWait, [&] { return s.keyed.empty(); });
     s.stopping = true;
     s.cancel = true;
   }

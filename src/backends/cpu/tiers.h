@@ -27,8 +27,9 @@ enum class QuickTier { Off, On, Only };
 QuickTier quick_tier(); // read at each call (tests set it per process)
 
 // The process's background compiler: one thread, started at the first request and never
-// destroyed. At exit it is told to stop (`cancel` turns true: a compile skips its remaining
-// passes) and joined before LLVM's own static state goes away.
+// destroyed. At exit it finishes the work whose object goes into the JIT cache (for up to
+// 2 s), then is told to stop (`cancel` turns true: a compile skips its remaining passes)
+// and joined before LLVM's own static state goes away.
 class BackgroundCompiler {
 public:
   // Makes an object file, or says why not. `cancel` turns true when the process exits.
