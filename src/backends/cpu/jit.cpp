@@ -23,7 +23,10 @@
 
 #include <llvm/Bitcode/BitcodeReader.h>
 #include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/ExecutionEngine/ObjectCache.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/Triple.h>
 #include <llvm/ExecutionEngine/Orc/AbsoluteSymbols.h>
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -646,6 +649,22 @@ Result<std::string> compile_optimised(const std::string& bitcode, const std::ato
 
 } // namespace
 
+// LLVM builds some tables at their first use, as function-local statics, which the C++
+// runtime destroys at exit in the reverse order of their building, before exit handlers
+// registered earlier (tiers.cpp). Those the optimised pipeline needs and the quick one may
+// not are built here, before the background compiler starts and registers its exit
+// handler: TargetLibraryInfo's index of library function names (InferFunctionAttrs looks
+// up every declaration; a job at exit that had built it in the background probed the
+// destroyed table forever).
+void prepare_background_compiles() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::TargetLibraryInfoImpl library{llvm::Triple(llvm::sys::getProcessTriple())};
+    llvm::LibFunc f;
+    (void)library.getLibFunc("sinf", f);
+  });
+}
+
 Result<KernelEntry> CpuCompiledProgram::quick_entry(size_t i, const std::string& key) {
   CompiledKernel& k = kernels[i];
   const auto asked = std::chrono::steady_clock::now();
@@ -688,6 +707,7 @@ Result<KernelEntry> CpuCompiledProgram::quick_entry(size_t i, const std::string&
   CachedCode facts;
   facts.kernels.push_back(facts_of(k));
   facts.globals = lazy->globals;
+  prepare_background_compiles();
   BackgroundCompiler::submit(
       key, "kernel '" + k.name + "'",
       [bitcode = std::move(bitcode), key, facts = std::move(facts)](const std::atomic<bool>& cancel) mutable {

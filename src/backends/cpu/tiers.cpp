@@ -45,6 +45,7 @@ struct State {
   std::deque<std::shared_ptr<Job>> queue;
   std::map<std::string, std::shared_ptr<Job>> keyed; // queued or running, by key
   std::atomic<bool> cancel{false};
+  bool exiting = false;  // stop_at_exit has begun
   bool stopping = false;
   std::thread* thread = nullptr; // leaked in a forked child, whose copy has no thread
   pid_t owner = 0;               // the process that started `thread`
@@ -55,6 +56,8 @@ State& state() {
   static State* s = new State;
   return *s;
 }
+
+void stop_at_exit();
 
 void run(State& s) {
   for (;;) {
@@ -78,10 +81,19 @@ void run(State& s) {
       if (!s.cancel.load())
         log_warning(job->what + ": the optimised code failed (" + object.error().message() +
                     "); the quick code stays in use");
-      continue;
+    } else {
+      for (const auto& d : deliver)
+        d(*object);
     }
-    for (const auto& d : deliver)
-      d(*object);
+    // Registered again after each job: the exit handlers run in the reverse order of
+    // registration, and C++ destroys a function-local static (LLVM has some, built at
+    // their first use: a compile here may have built one) by a handler registered when it
+    // was built. The latest registration of stop_at_exit runs before all of them, so the
+    // thread never runs on a destroyed one. (A job running when exit begins may still use
+    // a static it built itself; prepare_background_compiles in jit.cpp builds the known
+    // ones first.)
+    std::lock_guard lock(s.mutex);
+    if (!s.exiting) std::atexit(stop_at_exit);
   }
 }
 
@@ -90,12 +102,14 @@ void run(State& s) {
 // background compile would otherwise never have it, and compile quick code every time;
 // before tiers it paid the same compile at its first launch). Then no new work, a compile
 // still running skips its remaining passes, and the thread is joined while LLVM's static
-// state is still alive (this handler was registered after it was constructed, so it runs
-// before it is destroyed).
+// state is still alive (see run: the handler's latest registration came after that state
+// was built, so it runs before it is destroyed).
 void stop_at_exit() {
   State& s = state();
   {
     std::unique_lock lock(s.mutex);
+    if (s.exiting) return; // registered several times: the first call does it all
+    s.exiting = true;
     if (s.thread && s.owner == getpid())
       s.done.wait_for(lock, kExitWait, [&] { return s.keyed.empty(); });
     s.stopping = true;
