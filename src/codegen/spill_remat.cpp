@@ -429,7 +429,7 @@ PreservedAnalyses RematerialiseSpills::run(Function& f, FunctionAnalysisManager&
   // first thread in the call (which has not run yet in this call), and the loop sees it
   // as invariant.
   std::set<uint32_t> hoisted_slots;
-  if (f.arg_size() >= 5) {
+  if (f.arg_size() >= 5 && hoist_row_uniform) {
     SmallPtrSet<BasicBlock*, 16> heads;
     for (BasicBlock& bb : f)
       if (Instruction* term = bb.getTerminator(); term && term->getMetadata(kThreadLatchMetadata))

@@ -46,6 +46,11 @@ using SpillKey = std::pair<uint32_t, uint32_t>;
 std::optional<SpillKey> spill_key(const llvm::Instruction& i);
 
 struct RematerialiseSpills : llvm::PassInfoMixin<RematerialiseSpills> {
+  // Restores of registers the same in every thread of a row (not computed again) are
+  // loaded once per row, before the thread loop, so that the loop sees them as invariant
+  // (for the vectoriser). The CPU JIT's quick tier, which does not vectorise, leaves them
+  // per thread: the divergence analysis this needs was 10 ms of bitonic's first launch.
+  bool hoist_row_uniform = true;
   llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager& am);
 };
 

@@ -329,7 +329,9 @@ void optimise(llvm::Module& m, llvm::TargetMachine* tm, Tier tier = Tier::Optimi
     llvm::FunctionPassManager first;
     first.addPass(llvm::SROAPass(llvm::SROAOptions::ModifyCFG));
     first.addPass(codegen::HoistUniformLoads());
-    first.addPass(codegen::RematerialiseSpills());
+    codegen::RematerialiseSpills remat;
+    remat.hoist_row_uniform = !quick;
+    first.addPass(std::move(remat));
     first.addPass(codegen::WarpIndices());
     mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(first)));
   }
