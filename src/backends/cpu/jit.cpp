@@ -142,7 +142,7 @@ public:
   Result<KernelEntry> entry(size_t i);
   // Kernel `i`'s quick code from the lowered module, and (QuickTier::On) a request to the
   // background compiler for its optimised code. Called by entry() with its locks held.
-  Result<KernelEntry> quick_entry(size_t i, const std::string& key);
+  Result<KernelEntry> quick_entry(size_t i, const std::string& key, QuickTier tier);
   // Links kernel `i`'s optimised object and makes it the code of the blocks that start
   // from now on (the background compiler's delivery).
   void install(size_t i, const std::string& object, std::chrono::steady_clock::time_point asked);
@@ -600,7 +600,7 @@ Result<KernelEntry> CpuCompiledProgram::entry(size_t i) {
     lazy->module = std::move(lowered.value().module);
   }
   if (!from_cache && tier != QuickTier::Off)
-    return quick_entry(i, key);
+    return quick_entry(i, key, tier);
   if (!from_cache) {
     capture.object.clear();
     std::unique_ptr<llvm::Module> m = take_kernel(lazy->module, kernels.size(), k.symbol);
@@ -667,14 +667,14 @@ void prepare_background_compiles() {
   });
 }
 
-Result<KernelEntry> CpuCompiledProgram::quick_entry(size_t i, const std::string& key) {
+Result<KernelEntry> CpuCompiledProgram::quick_entry(size_t i, const std::string& key, QuickTier tier) {
   CompiledKernel& k = kernels[i];
   const auto asked = std::chrono::steady_clock::now();
   llvm::TargetMachine* tm = quick_target();
   if (!tm)
     return Error("LLVM cannot generate code for this machine's CPU", CUDA_ERROR_NOT_SUPPORTED);
   std::unique_ptr<llvm::Module> m = take_kernel(lazy->module, kernels.size(), k.symbol);
-  const bool optimised_later = quick_tier() == QuickTier::On;
+  const bool optimised_later = tier == QuickTier::On;
   std::string bitcode;
   if (optimised_later) {
     llvm::raw_string_ostream os(bitcode);
