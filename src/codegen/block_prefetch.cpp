@@ -1,4 +1,4 @@
-// Prefetches for the next block's stores (see block_prefetch.h).
+// Prefetches for the next block's stores and loads (see block_prefetch.h).
 #include "codegen/block_prefetch.h"
 #include "support/config.h"
 
@@ -47,20 +47,28 @@ SmallVector<LoadInst*, 4> ctaid_x_loads(Function& f) {
 
 constexpr uint64_t kLine = 64;
 
-// What a vector store (or masked store) writes.
-Type* stored_type(Instruction& i) {
-  if (auto* store = dyn_cast<StoreInst>(&i))
-    return store->getValueOperand()->getType();
-  return cast<IntrinsicInst>(i).getArgOperand(0)->getType();
-}
+// A vector access (plain or masked): the pointer, what it moves, and whether it writes.
+struct VectorAccess {
+  Value* pointer = nullptr;
+  Type* type = nullptr;
+  bool write = false;
+};
 
-// The pointer a vector store writes through, or null.
-Value* vector_store_pointer(Instruction& i) {
-  if (auto* store = dyn_cast<StoreInst>(&i))
-    return store->getValueOperand()->getType()->isVectorTy() && store->isSimple() ? store->getPointerOperand() : nullptr;
-  if (auto* call = dyn_cast<IntrinsicInst>(&i); call && call->getIntrinsicID() == Intrinsic::masked_store)
-    return call->getArgOperand(1);
-  return nullptr;
+VectorAccess vector_access(Instruction& i, bool stores, bool loads) {
+  if (auto* store = dyn_cast<StoreInst>(&i); store && stores) {
+    Type* t = store->getValueOperand()->getType();
+    if (t->isVectorTy() && store->isSimple())
+      return {store->getPointerOperand(), t, true};
+  } else if (auto* load = dyn_cast<LoadInst>(&i); load && loads) {
+    if (load->getType()->isVectorTy() && load->isSimple())
+      return {load->getPointerOperand(), load->getType(), false};
+  } else if (auto* call = dyn_cast<IntrinsicInst>(&i)) {
+    if (call->getIntrinsicID() == Intrinsic::masked_store && stores)
+      return {call->getArgOperand(1), call->getArgOperand(0)->getType(), true};
+    if (call->getIntrinsicID() == Intrinsic::masked_load && loads)
+      return {call->getArgOperand(0), call->getType(), false};
+  }
+  return {};
 }
 
 } // namespace
@@ -69,8 +77,13 @@ bool store_prefetch_enabled() {
   return config::switched_on("MIMIC_STORE_PREFETCH");
 }
 
-PreservedAnalyses PrefetchNextBlockStores::run(Function& f, FunctionAnalysisManager& am) {
-  if (!store_prefetch_enabled() || !f.getName().starts_with("mimic_kernel_") || f.arg_size() < 2)
+bool load_prefetch_enabled() {
+  return config::switched_on("MIMIC_LOAD_PREFETCH");
+}
+
+PreservedAnalyses PrefetchNextBlock::run(Function& f, FunctionAnalysisManager& am) {
+  const bool stores = store_prefetch_enabled(), loads = load_prefetch_enabled();
+  if ((!stores && !loads) || !f.getName().starts_with("mimic_kernel_") || f.arg_size() < 2)
     return PreservedAnalyses::all();
   SmallVector<LoadInst*, 4> ctaids = ctaid_x_loads(f);
   if (ctaids.empty())
@@ -83,8 +96,8 @@ PreservedAnalyses PrefetchNextBlockStores::run(Function& f, FunctionAnalysisMana
     next_block[load] = se.getAddExpr(se.getSCEV(load), se.getOne(load->getType()), SCEV::FlagNUW);
 
   struct Site {
-    Instruction* store;
-    Value* pointer;
+    Instruction* access;
+    VectorAccess what;
     const SCEV* stride; // from this block's address to the next block's
     Loop* outermost;
   };
@@ -97,10 +110,10 @@ PreservedAnalyses PrefetchNextBlockStores::run(Function& f, FunctionAnalysisMana
     if (!outermost->getLoopPreheader())
       continue;
     for (Instruction& i : bb) {
-      Value* pointer = vector_store_pointer(i);
-      if (!pointer || !se.isSCEVable(pointer->getType()))
+      VectorAccess what = vector_access(i, stores, loads);
+      if (!what.pointer || !se.isSCEVable(what.pointer->getType()))
         continue;
-      const SCEV* here = se.getSCEV(pointer);
+      const SCEV* here = se.getSCEV(what.pointer);
       const SCEV* there = SCEVParameterRewriter::rewrite(here, se, next_block);
       if (there == here)
         continue;
@@ -109,7 +122,7 @@ PreservedAnalyses PrefetchNextBlockStores::run(Function& f, FunctionAnalysisMana
         continue;
       if (auto* c = dyn_cast<SCEVConstant>(stride); c && c->getAPInt().abs().slt(kFarStride))
         continue;
-      sites.push_back({&i, pointer, stride, outermost});
+      sites.push_back({&i, what, stride, outermost});
     }
   }
   if (sites.empty())
@@ -132,13 +145,15 @@ PreservedAnalyses PrefetchNextBlockStores::run(Function& f, FunctionAnalysisMana
       }
       stride = v;
     }
-    IRBuilder<> b(s.store);
-    Value* target = b.CreateGEP(b.getInt8Ty(), s.pointer, stride, "next.block.line");
-    // One prefetch per line the store covers (a joined run of 64 x i32 covers four).
-    const uint64_t bytes = f.getDataLayout().getTypeStoreSize(stored_type(*s.store)).getFixedValue();
+    IRBuilder<> b(s.access);
+    Value* target = b.CreateGEP(b.getInt8Ty(), s.what.pointer, stride, "next.block.line");
+    // One prefetch per line the access covers (a joined run of 64 x i32 covers four):
+    // for writing into L1 (prefetchw), for reading into L2 (prefetcht1).
+    const uint64_t bytes = f.getDataLayout().getTypeStoreSize(s.what.type).getFixedValue();
+    const int rw = s.what.write ? 1 : 0, locality = s.what.write ? 3 : 2;
     for (uint64_t line = 0; line < std::max<uint64_t>(1, bytes / kLine); ++line) {
       Value* at = line ? b.CreateConstGEP1_64(b.getInt8Ty(), target, line * kLine) : target;
-      b.CreateIntrinsic(Intrinsic::prefetch, {at->getType()}, {at, b.getInt32(1), b.getInt32(3), b.getInt32(1)});
+      b.CreateIntrinsic(Intrinsic::prefetch, {at->getType()}, {at, b.getInt32(rw), b.getInt32(locality), b.getInt32(1)});
     }
     changed = true;
   }

@@ -153,6 +153,7 @@ std::string cache_key(const runtime::Program& program, bool check_memory) {
   add(codegen::row_unswitch_enabled() ? "row-unswitch=on" : "row-unswitch=off");
   add(codegen::uniform_scatter_enabled() ? "uniform-scatter=on" : "uniform-scatter=off");
   add(codegen::store_prefetch_enabled() ? "store-prefetch=on" : "store-prefetch=off");
+  add(codegen::load_prefetch_enabled() ? "load-prefetch=on" : "load-prefetch=off");
   add(codegen::interleaved_scatter_enabled() ? "interleaved-scatter=on" : "interleaved-scatter=off");
   add("vector-bits=" + std::to_string(preferred_vector_bits()));
   add(std::to_string(program.modules.size()));

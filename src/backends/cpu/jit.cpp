@@ -309,7 +309,7 @@ void optimise(llvm::Module& m, llvm::TargetMachine* tm, Tier tier = Tier::Optimi
     pb.registerVectorizerEndEPCallback([](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) {
       fpm.addPass(codegen::UniformScatters());
       fpm.addPass(codegen::JoinInterleavedScatters());
-      fpm.addPass(codegen::PrefetchNextBlockStores());
+      fpm.addPass(codegen::PrefetchNextBlock());
       fpm.addPass(codegen::ExpandPrefetchCalls()); // every prefetch call llvm.prefetch again
     });
   }
