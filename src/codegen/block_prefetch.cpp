@@ -11,12 +11,14 @@
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/ScalarEvolution.h>
 #include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/Analysis/VectorUtils.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/Transforms/Utils/ScalarEvolutionExpander.h>
 
 #include "codegen/block_state.h"
+#include "codegen/vector_lanes.h"
 
 namespace mimic::codegen {
 
@@ -47,7 +49,8 @@ SmallVector<LoadInst*, 4> ctaid_x_loads(Function& f) {
 
 constexpr uint64_t kLine = 64;
 
-// A vector access (plain or masked): the pointer, what it moves, and whether it writes.
+// A vector access (plain or masked, or a gather or scatter): the pointer (a vector of
+// pointers for a gather or scatter), what it moves, and whether it writes.
 struct VectorAccess {
   Value* pointer = nullptr;
   Type* type = nullptr;
@@ -67,8 +70,154 @@ VectorAccess vector_access(Instruction& i, bool stores, bool loads) {
       return {call->getArgOperand(1), call->getArgOperand(0)->getType(), true};
     if (call->getIntrinsicID() == Intrinsic::masked_load && loads)
       return {call->getArgOperand(0), call->getType(), false};
+    if (call->getIntrinsicID() == Intrinsic::masked_scatter && stores)
+      return {call->getArgOperand(1), call->getArgOperand(0)->getType(), true};
+    if (call->getIntrinsicID() == Intrinsic::masked_gather && loads)
+      return {call->getArgOperand(0), call->getType(), false};
   }
   return {};
+}
+
+// Lane 0 of a vector the vectoriser made, as SCEV: of integers (splats, constant vectors,
+// sums, differences, constant multiples and shifts, extensions, the vector induction as an
+// add recurrence over its loop), or of pointers (base + index * scale + offset, as a
+// 64-bit integer). Null when it is anything else.
+const SCEV* lane0(Value* v, ScalarEvolution& se, LoopInfo& li, unsigned depth);
+
+// A scalar integer's SCEV, or a pointer's as a 64-bit integer, where lane 0 of a vector
+// (extractelement ..., 0: the start of a joined run, the address the vectoriser took from
+// its vector of indices) and integers turned into pointers are seen through.
+const SCEV* scalar(Value* v, ScalarEvolution& se, LoopInfo& li, unsigned depth) {
+  struct SeeThrough : SCEVRewriteVisitor<SeeThrough> {
+    LoopInfo& li;
+    unsigned depth;
+    SeeThrough(ScalarEvolution& se, LoopInfo& li, unsigned depth) : SCEVRewriteVisitor(se), li(li), depth(depth) {}
+    // What an unknown value is, as an integer of `type`'s width, or null.
+    const SCEV* known(Value* v, Type* type) {
+      const SCEV* x = nullptr;
+      if (auto* lane = dyn_cast<ExtractElementInst>(v)) {
+        if (auto* index = dyn_cast<ConstantInt>(lane->getIndexOperand()); index && index->isZero())
+          x = lane0(lane->getVectorOperand(), SE, li, depth + 1);
+      } else if (auto* cast = dyn_cast<IntToPtrInst>(v)) {
+        x = scalar(cast->getOperand(0), SE, li, depth + 1);
+      }
+      return x && x->getType()->isIntegerTy() ? SE.getTruncateOrZeroExtend(x, type) : nullptr;
+    }
+    const SCEV* visitUnknown(const SCEVUnknown* u) {
+      if (!u->getType()->isIntegerTy())
+        return u;
+      const SCEV* x = known(u->getValue(), u->getType());
+      return x ? x : u;
+    }
+    const SCEV* visitPtrToIntExpr(const SCEVPtrToIntExpr* e) {
+      if (auto* u = dyn_cast<SCEVUnknown>(e->getOperand()))
+        if (const SCEV* x = known(u->getValue(), e->getType()))
+          return x;
+      return SCEVRewriteVisitor::visitPtrToIntExpr(e);
+    }
+  };
+  if (depth > 16 || !se.isSCEVable(v->getType()))
+    return nullptr;
+  const SCEV* x = se.getSCEV(v);
+  if (x->getType()->isPointerTy())
+    x = se.getPtrToIntExpr(x, Type::getInt64Ty(v->getContext()));
+  if (isa<SCEVCouldNotCompute>(x))
+    return nullptr;
+  SeeThrough see(se, li, depth);
+  return see.visit(x);
+}
+
+const SCEV* lane0(Value* v, ScalarEvolution& se, LoopInfo& li, unsigned depth) {
+  Type* t = v->getType();
+  if (depth > 16)
+    return nullptr;
+  if (!t->isVectorTy())
+    return scalar(v, se, li, depth);
+  Type* i64 = Type::getInt64Ty(v->getContext());
+  if (t->getScalarType()->isPointerTy()) {
+    auto* gep = dyn_cast<GetElementPtrInst>(v);
+    std::optional<Address> address = gep ? decompose(gep, gep->getDataLayout()) : std::nullopt;
+    const SCEV* index = address ? lane0(address->index, se, li, depth + 1) : nullptr;
+    const SCEV* base = index ? scalar(address->base, se, li, depth + 1) : nullptr;
+    if (!base)
+      return nullptr;
+    index = se.getTruncateOrSignExtend(index, i64);
+    const SCEV* bytes = se.getMulExpr(index, se.getConstant(i64, uint64_t(address->scale)));
+    return se.getAddExpr(se.getAddExpr(se.getTruncateOrZeroExtend(base, i64), bytes), se.getConstant(i64, uint64_t(address->offset)));
+  }
+  if (!t->getScalarType()->isIntegerTy())
+    return nullptr;
+  if (Value* splat = getSplatValue(v))
+    return lane0(splat, se, li, depth + 1);
+  if (auto* c = dyn_cast<Constant>(v)) {
+    auto* first = dyn_cast_or_null<ConstantInt>(c->getAggregateElement(0u));
+    return first ? se.getConstant(first) : nullptr;
+  }
+  auto operand = [&](Instruction* i, unsigned k) { return lane0(i->getOperand(k), se, li, depth + 1); };
+  if (auto* cast = dyn_cast<CastInst>(v)) {
+    const SCEV* x = operand(cast, 0);
+    if (!x || !x->getType()->isIntegerTy())
+      return nullptr;
+    switch (cast->getOpcode()) {
+    case Instruction::ZExt: return se.getZeroExtendExpr(x, t->getScalarType());
+    case Instruction::SExt: return se.getSignExtendExpr(x, t->getScalarType());
+    case Instruction::Trunc: return se.getTruncateExpr(x, t->getScalarType());
+    default: return nullptr;
+    }
+  }
+  if (auto* phi = dyn_cast<PHINode>(v)) { // the vector induction: start, then + step each trip
+    Loop* loop = li.getLoopFor(phi->getParent());
+    if (!loop || loop->getHeader() != phi->getParent() || phi->getNumIncomingValues() != 2 ||
+        !loop->getLoopPreheader() || !loop->getLoopLatch())
+      return nullptr;
+    auto* next = dyn_cast<BinaryOperator>(phi->getIncomingValueForBlock(loop->getLoopLatch()));
+    if (!next || next->getOpcode() != Instruction::Add || (next->getOperand(0) != phi && next->getOperand(1) != phi))
+      return nullptr;
+    const SCEV* start = lane0(phi->getIncomingValueForBlock(loop->getLoopPreheader()), se, li, depth + 1);
+    const SCEV* step = operand(next, next->getOperand(0) == phi ? 1 : 0);
+    if (!start || !step || start->getType() != step->getType() || !se.isLoopInvariant(step, loop))
+      return nullptr;
+    return se.getAddRecExpr(start, step, loop, SCEV::FlagAnyWrap);
+  }
+  auto* op = dyn_cast<BinaryOperator>(v);
+  const SCEV* a = op ? operand(op, 0) : nullptr;
+  const SCEV* b = a ? operand(op, 1) : nullptr;
+  if (!b || a->getType() != b->getType())
+    return nullptr;
+  switch (op->getOpcode()) {
+  case Instruction::Or:
+    return cast<PossiblyDisjointInst>(op)->isDisjoint() ? se.getAddExpr(a, b) : nullptr;
+  case Instruction::Add: return se.getAddExpr(a, b);
+  case Instruction::Sub: return se.getMinusSCEV(a, b);
+  case Instruction::Mul: return se.getMulExpr(a, b);
+  case Instruction::Shl:
+    if (auto* c = dyn_cast<SCEVConstant>(b); c && c->getAPInt().ult(63))
+      return se.getMulExpr(a, se.getConstant(a->getType(), uint64_t(1) << c->getAPInt().getZExtValue()));
+    return nullptr;
+  default:
+    return nullptr;
+  }
+}
+
+// Where an access starts (a 64-bit integer SCEV) and how many bytes from there it covers:
+// a plain or masked vector access from its pointer; a gather or scatter from its lane 0
+// and its lanes' spacing, where that is known, not negative and at most a line (sparser
+// lanes would want a prefetch each, not the lines between them).
+struct Extent {
+  const SCEV* start = nullptr;
+  uint64_t bytes = 0;
+};
+
+Extent extent_of(const VectorAccess& a, ScalarEvolution& se, LoopInfo& li, const DataLayout& dl) {
+  if (!a.pointer->getType()->isVectorTy())
+    return {scalar(a.pointer, se, li, 0), dl.getTypeStoreSize(a.type).getFixedValue()};
+  std::optional<Address> address = decompose(a.pointer, dl);
+  std::optional<Lanes> spacing = address ? lanes_of(address->index) : std::nullopt;
+  if (!spacing || spacing->stride < 0 || spacing->stride * address->scale > int64_t(kLine)) // dense ones only
+    return {};
+  const uint64_t element = dl.getTypeStoreSize(a.type->getScalarType()).getFixedValue();
+  const uint64_t lanes = cast<FixedVectorType>(a.type)->getNumElements();
+  return {lane0(a.pointer, se, li, 0), uint64_t(spacing->stride * address->scale) * (lanes - 1) + element};
 }
 
 } // namespace
@@ -98,9 +247,11 @@ PreservedAnalyses PrefetchNextBlock::run(Function& f, FunctionAnalysisManager& a
   struct Site {
     Instruction* access;
     VectorAccess what;
+    Extent extent;
     const SCEV* stride; // from this block's address to the next block's
     Loop* outermost;
   };
+  const DataLayout& dl = f.getDataLayout();
   SmallVector<Site, 16> sites;
   for (BasicBlock& bb : f) {
     Loop* loop = li.getLoopFor(&bb);
@@ -111,9 +262,12 @@ PreservedAnalyses PrefetchNextBlock::run(Function& f, FunctionAnalysisManager& a
       continue;
     for (Instruction& i : bb) {
       VectorAccess what = vector_access(i, stores, loads);
-      if (!what.pointer || !se.isSCEVable(what.pointer->getType()))
+      if (!what.pointer)
         continue;
-      const SCEV* here = se.getSCEV(what.pointer);
+      Extent extent = extent_of(what, se, li, dl);
+      if (!extent.start)
+        continue;
+      const SCEV* here = extent.start;
       const SCEV* there = SCEVParameterRewriter::rewrite(here, se, next_block);
       if (there == here)
         continue;
@@ -122,7 +276,7 @@ PreservedAnalyses PrefetchNextBlock::run(Function& f, FunctionAnalysisManager& a
         continue;
       if (auto* c = dyn_cast<SCEVConstant>(stride); c && c->getAPInt().abs().slt(kFarStride))
         continue;
-      sites.push_back({&i, what, stride, outermost});
+      sites.push_back({&i, what, extent, stride, outermost});
     }
   }
   if (sites.empty())
@@ -130,8 +284,30 @@ PreservedAnalyses PrefetchNextBlock::run(Function& f, FunctionAnalysisManager& a
 
   SCEVExpander expander(se, "next.block");
   DenseMap<std::pair<const SCEV*, Loop*>, Value*> far_strides; // the stride, or 0 when short
+  // Lines another site of the same block prefetches already: a scan's four gathers of a
+  // thread's four items cover the same lines, and the first one's prefetches serve all
+  // four; a prefetch for writing serves the loads of the lines too (`out[i] += x`).
+  SmallVector<const Site*, 16> done;
+  auto covered = [&](const Site& s) {
+    SmallVector<const Site*, 16> others(done);
+    if (!s.what.write)
+      for (const Site& w : sites)
+        if (w.what.write)
+          others.push_back(&w);
+    for (const Site* d : others) {
+      if (d->access->getParent() != s.access->getParent() || (d->what.write != s.what.write && !d->what.write) ||
+          d->stride != s.stride)
+        continue;
+      auto* shift = dyn_cast<SCEVConstant>(se.getMinusSCEV(s.extent.start, d->extent.start));
+      if (shift && shift->getAPInt().sge(0) && shift->getAPInt().getSExtValue() + s.extent.bytes <= d->extent.bytes + kLine - 1)
+        return true;
+    }
+    return false;
+  };
   bool changed = false;
   for (const Site& s : sites) {
+    if (covered(s))
+      continue;
     Instruction* at = s.outermost->getLoopPreheader()->getTerminator();
     Value*& stride = far_strides[{s.stride, s.outermost}];
     if (!stride) {
@@ -146,15 +322,18 @@ PreservedAnalyses PrefetchNextBlock::run(Function& f, FunctionAnalysisManager& a
       stride = v;
     }
     IRBuilder<> b(s.access);
-    Value* target = b.CreateGEP(b.getInt8Ty(), s.what.pointer, stride, "next.block.line");
+    Value* pointer = s.what.pointer;
+    if (pointer->getType()->isVectorTy()) // a gather's or scatter's lane 0
+      pointer = b.CreateExtractElement(pointer, uint64_t(0));
+    Value* target = b.CreateGEP(b.getInt8Ty(), pointer, stride, "next.block.line");
     // One prefetch per line the access covers (a joined run of 64 x i32 covers four):
     // for writing into L1 (prefetchw), for reading into L2 (prefetcht1).
-    const uint64_t bytes = f.getDataLayout().getTypeStoreSize(s.what.type).getFixedValue();
     const int rw = s.what.write ? 1 : 0, locality = s.what.write ? 3 : 2;
-    for (uint64_t line = 0; line < std::max<uint64_t>(1, bytes / kLine); ++line) {
+    for (uint64_t line = 0; line < std::max<uint64_t>(1, (s.extent.bytes + kLine - 1) / kLine); ++line) {
       Value* at = line ? b.CreateConstGEP1_64(b.getInt8Ty(), target, line * kLine) : target;
       b.CreateIntrinsic(Intrinsic::prefetch, {at->getType()}, {at, b.getInt32(rw), b.getInt32(locality), b.getInt32(1)});
     }
+    done.push_back(&s);
     changed = true;
   }
   return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();

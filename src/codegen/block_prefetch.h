@@ -23,7 +23,13 @@
 // A row read by several loops is prefetched by each; the repeats hit L1 and cost nothing
 // measurable in cache (layernorm at 0.05x LLC: 2.02-2.20 ms without, 1.99-2.04 with).
 // Runs after the loop vectoriser, so there is one prefetch per line of a vector access,
-// not one per thread.
+// not one per thread. Gathers and scatters whose lanes are evenly spaced count too (scan's
+// four items per thread: four gathers of the block's 4 KiB tile), and so do accesses
+// through lane 0 of a vector of addresses (a joined run of a thread's items, a load the
+// vectoriser addressed from its vector of indices): their addresses are followed through
+// the vector code to SCEV. Accesses of one block whose lines another of its prefetches
+// covers get none (the four gathers share one; a prefetch for writing serves the loads of
+// `out[i] += x`). Scan at four times the LLC: 268-292 -> 221-224 ms; bitonic unchanged.
 //   MIMIC_STORE_PREFETCH=0 turns the stores' prefetches off, MIMIC_LOAD_PREFETCH=0 the
 //   loads' (the JIT cache keys on both).
 #pragma once

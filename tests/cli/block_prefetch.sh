@@ -5,8 +5,12 @@
 # block (a row's width apart, known at run time: the prefetch's distance is chosen in the
 # preheader); tiled_gemm.ptx's next block reads and writes the next 16 columns, 64 bytes
 # on, where the hardware prefetcher is, so it gets none; MIMIC_STORE_PREFETCH=0 and
-# MIMIC_LOAD_PREFETCH=0 turn each kind off. Behaviour: every tests/cuda program.
-#   block_prefetch.sh MIMIC ROW_SCALE_PTX TILED_GEMM_PTX
+# MIMIC_LOAD_PREFETCH=0 turn each kind off. block_scan.ptx (bench scan's kernels): a
+# thread's four items are four gathers, and the tile is the block's, 4 KiB on for the next
+# block: one read prefetch site serves all four gathers, the joined run of its stores gets
+# write prefetches, and add_tile_offsets' `out[i] += x` gets write prefetches only (they
+# serve the loads too). Behaviour: every tests/cuda program.
+#   block_prefetch.sh MIMIC ROW_SCALE_PTX TILED_GEMM_PTX BLOCK_SCAN_PTX
 set -eu
 mimic=$1
 fail() { echo "block_prefetch.sh: $*" >&2; exit 1; }
@@ -33,4 +37,20 @@ tiles=$(write_prefetches "$3")
 [ "$tiles" -eq 0 ] || fail "tiled_gemm.ptx: $tiles write prefetches, its next block's tile is 64 bytes on"
 tiles=$(read_prefetches "$3")
 [ "$tiles" -eq 0 ] || fail "tiled_gemm.ptx: $tiles read prefetches, its next block's tiles are 64 bytes on"
+
+# Prefetch sites (the first line's prefetch of each) per kernel of block_scan.ptx:
+# "KERNEL rw" lines.
+sites() {
+  "$mimic" compile --target cpu --emit llvm "$4" -o - |
+    awk '/^define/ { k = $3 } /call void @llvm.prefetch.p0\(ptr %next.block.line[0-9]*, i32 [01], / { print k, $0 }' |
+    sed -n 's/^@\(mimic_kernel_[0-9]*\)(.*ptr %next.block.line[0-9]*, i32 \([01]\),.*/\1 \2/p'
+}
+count() { printf '%s\n' "$1" | grep -c "^$2\$" || true; }
+scan=$(sites "$@")
+[ "$(count "$scan" 'mimic_kernel_0 0')" -eq 1 ] || fail "block_scan.ptx scan_tiles: want one read prefetch site for its four gathers, got: $scan"
+[ "$(count "$scan" 'mimic_kernel_0 1')" -ge 1 ] || fail "block_scan.ptx scan_tiles: no write prefetch of the next tile's run, got: $scan"
+[ "$(count "$scan" 'mimic_kernel_2 0')" -eq 0 ] || fail "block_scan.ptx add_tile_offsets: read prefetches beside the write prefetches, got: $scan"
+[ "$(count "$scan" 'mimic_kernel_2 1')" -ge 1 ] || fail "block_scan.ptx add_tile_offsets: no write prefetch, got: $scan"
+scan=$(MIMIC_STORE_PREFETCH=0 sites "$@")
+[ "$(count "$scan" 'mimic_kernel_2 0')" -ge 1 ] || fail "block_scan.ptx add_tile_offsets with MIMIC_STORE_PREFETCH=0: no read prefetch, got: $scan"
 echo "block_prefetch.sh: ok ($rows write and $reads read prefetches)"
