@@ -813,6 +813,7 @@ Function* FunctionLowering::run() {
   resume->setName("resume");
   warp_chunks_ = computes_warps_from_tid(*f_.body);
   plan_warp_chains(*f_.body);
+  plan_loop_prefetches(*f_.body);
   // entry -> head: t < end ? dispatch : done; dispatch: switch (resume) to the body or a
   // resume point; every stop goes to latch: ++t, back to head.
   BasicBlock* entry = BasicBlock::Create(ctx(), "entry", fn_);

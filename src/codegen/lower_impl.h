@@ -17,6 +17,7 @@
 
 #include "codegen/block_state.h"
 #include "codegen/lower_arith.h"
+#include "codegen/loop_prefetch.h"
 #include "codegen/lower.h"
 #include "ptx/printer.h"
 #include "ptx/summary.h"
@@ -195,6 +196,10 @@ private:
   std::optional<uint32_t> chain_shuffle(const ptx::Instruction& ins);
   size_t warp_chain_length(const ptx::Block& block, size_t i);
   void lower_warp_chain(const ptx::Block& block, size_t first, size_t count);
+  // loop_prefetch.cpp: prefetches of the next trip's loads in loops with barriers
+  void plan_loop_prefetches(const ptx::Block& body);
+  void prefetch_next_trip(const ptx::Instruction& ins, llvm::Value* address);
+  std::map<const ptx::Instruction*, LoopPrefetch::Sum> loop_prefetches_;
   std::map<std::string_view, int64_t> constant_regs_; // registers set once, by mov of a literal
   std::map<std::string_view, unsigned> appearances_;  // how often the kernel names each register
   unsigned chain_slots_ = 0;                          // spill slots the chains use (the first ones)

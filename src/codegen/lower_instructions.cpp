@@ -263,6 +263,8 @@ void FunctionLowering::lower_memory(const ptx::Instruction& ins) {
   bool load = ins.opcode != Opcode::St;
   const ptx::Operand& data = load ? ins.operands[0] : ins.operands[1];
   Value* base = address(ins, load ? ins.operands[1] : ins.operands[0], space);
+  if (load)
+    prefetch_next_trip(ins, base);
   if (checking_memory() && space != Modifier::Param && space != Modifier::Local)
     check_access(ins, base, size * lanes, !load,
                  space == Modifier::Shared || space == Modifier::SharedCta || space == Modifier::SharedCluster);

@@ -19,6 +19,7 @@
 #include "codegen/row_unswitch.h"
 #include "codegen/thread_interchange.h"
 #include "codegen/block_prefetch.h"
+#include "codegen/loop_prefetch.h"
 #include "codegen/interleaved_scatter.h"
 #include "codegen/uniform_scatter.h"
 #include "support/file.h"
@@ -154,6 +155,7 @@ std::string cache_key(const runtime::Program& program, bool check_memory) {
   add(codegen::uniform_scatter_enabled() ? "uniform-scatter=on" : "uniform-scatter=off");
   add(codegen::store_prefetch_enabled() ? "store-prefetch=on" : "store-prefetch=off");
   add(codegen::load_prefetch_enabled() ? "load-prefetch=on" : "load-prefetch=off");
+  add(codegen::loop_prefetch_enabled() ? "loop-prefetch=on" : "loop-prefetch=off");
   add(codegen::interleaved_scatter_enabled() ? "interleaved-scatter=on" : "interleaved-scatter=off");
   add("vector-bits=" + std::to_string(preferred_vector_bits()));
   add(std::to_string(program.modules.size()));
