@@ -191,8 +191,9 @@ const SCEV* lane0(Value* v, ScalarEvolution& se, LoopInfo& li, unsigned depth) {
   case Instruction::Sub: return se.getMinusSCEV(a, b);
   case Instruction::Mul: return se.getMulExpr(a, b);
   case Instruction::Shl:
-    if (auto* c = dyn_cast<SCEVConstant>(b); c && c->getAPInt().ult(63))
-      return se.getMulExpr(a, se.getConstant(a->getType(), uint64_t(1) << c->getAPInt().getZExtValue()));
+    if (auto* c = dyn_cast<SCEVConstant>(b); c && c->getAPInt().ult(a->getType()->getIntegerBitWidth()))
+      return se.getMulExpr(a, se.getConstant(APInt::getOneBitSet(a->getType()->getIntegerBitWidth(),
+                                                                 unsigned(c->getAPInt().getZExtValue()))));
     return nullptr;
   default:
     return nullptr;

@@ -28,14 +28,18 @@ bool names_register(const ptx::Operand& op) {
 }
 
 // The registers an instruction writes: its first operand's names, for the opcodes whose
-// first operand is a destination (a store's is its address). Calls write their results.
+// first operand is a destination (a store's is its address; a barrier's is its id, except
+// bar.red's). Calls write their results.
 template <typename F> void each_written(const ptx::Instruction& ins, F&& f) {
   switch (ins.opcode) {
+  case Opcode::Bar:
+  case Opcode::Barrier:
+    if (!ins.has(ptx::Modifier::Red))
+      return;
+    break;
   case Opcode::St:
   case Opcode::Red:
   case Opcode::Bra:
-  case Opcode::Bar:
-  case Opcode::Barrier:
   case Opcode::Prefetch:
   case Opcode::Prefetchu:
   case Opcode::Ret:
@@ -168,7 +172,7 @@ void FunctionLowering::plan_loop_prefetches(const ptx::Block& body) {
       auto scaled = [&](LoopPrefetch::Sum s, const ptx::Operand& by) {
         for (LoopPrefetch::Term& t : s) {
           if (by.kind == OperandKind::Int)
-            t.factor *= by.i;
+            failed |= __builtin_mul_overflow(t.factor, by.i, &t.factor);
           else if (t.registers.size() < kMaxFactors)
             t.registers.push_back(by.name_view());
           else
@@ -203,7 +207,7 @@ void FunctionLowering::plan_loop_prefetches(const ptx::Block& body) {
         LoopPrefetch::Sum a = operand(1), b = operand(2);
         for (LoopPrefetch::Term& t : b) {
           if (def.opcode == Opcode::Sub)
-            t.factor = -t.factor;
+            failed |= __builtin_sub_overflow(int64_t(0), t.factor, &t.factor);
           a.push_back(t);
         }
         return a;
@@ -215,7 +219,7 @@ void FunctionLowering::plan_loop_prefetches(const ptx::Block& body) {
         {
           LoopPrefetch::Sum s = operand(1);
           for (LoopPrefetch::Term& t : s)
-            t.factor *= int64_t(1) << def.operands[2].i;
+            failed |= __builtin_mul_overflow(t.factor, int64_t(1) << def.operands[2].i, &t.factor);
           return s;
         }
       case Opcode::Mul:
@@ -245,12 +249,14 @@ void FunctionLowering::plan_loop_prefetches(const ptx::Block& body) {
     int64_t constant = 0;
     bool variable = false;
     for (LoopPrefetch::Term& t : sum) {
-      t.factor *= *step;
+      failed |= __builtin_mul_overflow(t.factor, *step, &t.factor);
       if (t.registers.empty())
-        constant += t.factor;
+        failed |= __builtin_add_overflow(constant, t.factor, &constant);
       else
         variable = true;
     }
+    if (failed)
+      continue;
     if (!variable && (constant > -kFarDistance && constant < kFarDistance))
       continue;
     loop_prefetches_[&load] = std::move(sum);
