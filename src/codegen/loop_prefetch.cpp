@@ -79,6 +79,7 @@ void FunctionLowering::plan_loop_prefetches(const ptx::Block& body) {
       labels[st[k].text_view()] = k;
   struct Loop {
     size_t first, last;
+    std::map<std::string_view, std::vector<size_t>> defs; // where the loop writes each register
   };
   std::vector<Loop> loops;
   for (size_t k = 0; k < st.size(); ++k) {
@@ -95,10 +96,14 @@ void FunctionLowering::plan_loop_prefetches(const ptx::Block& body) {
       barrier = st[j].kind == ptx::StatementKind::Instruction &&
                 (st[j].instruction->opcode == Opcode::Bar || st[j].instruction->opcode == Opcode::Barrier);
     if (barrier)
-      loops.push_back({label->second, k});
+      loops.push_back({label->second, k, {}});
   }
   if (loops.empty())
     return;
+  for (Loop& l : loops)
+    for (size_t j = l.first; j <= l.last; ++j)
+      if (st[j].kind == ptx::StatementKind::Instruction)
+        each_written(*st[j].instruction, [&](std::string_view n) { l.defs[n].push_back(j); });
 
   for (size_t k = 0; k < st.size(); ++k) {
     if (st[k].kind != ptx::StatementKind::Instruction)
@@ -114,11 +119,7 @@ void FunctionLowering::plan_loop_prefetches(const ptx::Block& body) {
         loop = &l;
     if (!loop)
       continue;
-    // Where the loop writes each register.
-    std::map<std::string_view, std::vector<size_t>> defs;
-    for (size_t j = loop->first; j <= loop->last; ++j)
-      if (st[j].kind == ptx::StatementKind::Instruction)
-        each_written(*st[j].instruction, [&](std::string_view n) { defs[n].push_back(j); });
+    const auto& defs = loop->defs;
     auto invariant = [&](const ptx::Operand& op) {
       return op.kind == OperandKind::Int || (names_register(op) && !defs.count(op.name_view()));
     };
