@@ -15,7 +15,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstddef>
+#include <future>
 #include <mutex>
+#include <system_error>
 #include <string_view>
 #include <thread>
 
@@ -571,6 +573,45 @@ codegen::LoweredKernel facts_of(const CompiledKernel& k) {
 
 } // namespace
 
+void prepare_background_compiles();
+
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// codegen::lower, with a note of its time for MIMIC_VERBOSE.
+Result<codegen::LoweredProgram> lower_noted(const runtime::Program& program, bool check_memory) {
+  const auto start = std::chrono::steady_clock::now();
+  auto lowered = codegen::lower(program, check_memory);
+  if (lowered) {
+    char ms[32];
+    snprintf(ms, sizeof ms, "%.1f", ms_since(start));
+    log_note(program.origin + ": PTX lowered in " + ms + " ms");
+  }
+  return lowered;
+}
+
+// Set once prepare_background_compiles has done its work.
+std::atomic<bool> g_background_prepared{false};
+
+// prepare_background_compiles on a thread of its own, so that it overlaps the lowering and
+// the quick compile of a cold start (about 7 ms of a first launch on a machine with a core
+// to spare); an invalid future where it has been done or no thread can be had (the quick
+// compile's own call then does it). The future's destruction waits for it.
+std::future<void> start_preparing_background_compiles() {
+  if (g_background_prepared.load(std::memory_order_acquire))
+    return {};
+  try {
+    return std::async(std::launch::async, prepare_background_compiles);
+  } catch (const std::system_error&) {
+    return {};
+  }
+}
+
+} // namespace
+
 Result<KernelEntry> CpuCompiledProgram::entry(size_t i) {
   CompiledKernel& k = kernels[i];
   if (KernelEntry e = k.entry.load(std::memory_order_acquire)) return e;
@@ -593,8 +634,12 @@ Result<KernelEntry> CpuCompiledProgram::entry(size_t i) {
       from_cache = true;
     }
   }
+  // Joined on every way out of here, so that no compile outlives the call that asked for it.
+  std::future<void> preparing;
+  if (!from_cache && tier == QuickTier::On)
+    preparing = start_preparing_background_compiles();
   if (!from_cache && !lazy->module) {
-    auto lowered = codegen::lower(*lazy->program, lazy->check_memory);
+    auto lowered = lower_noted(*lazy->program, lazy->check_memory);
     if (!lowered)
       return lowered.error();
     define_special_registers(*lowered.value().module);
@@ -628,10 +673,6 @@ Result<KernelEntry> CpuCompiledProgram::entry(size_t i) {
 
 namespace {
 
-double ms_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
-
 // The background compiler's work for one kernel: its optimised object from its lowered IR,
 // passed as bitcode (an LLVM context belongs to one thread at a time; this one is the
 // background thread's own).
@@ -664,8 +705,11 @@ Result<std::string> compile_optimised(const std::string& bitcode, const std::ato
 // Code generation builds others: a program that exited during its first background compile
 // crashed in code generation (streams_events from a cold cache on a loaded machine: 8 runs
 // in 300). So a small vectorisable loop goes through the optimised pipeline and code
-// generation here first, on the calling thread, with no result: the tables it builds are
-// destroyed after the handler has stopped the background thread (0 crashes in 600 runs).
+// generation here first, with no result, before the background thread starts: the tables
+// it builds are destroyed after the handler has stopped that thread (0 crashes in 600
+// runs). A cold start runs this on a thread of its own while it lowers and compiles the
+// quick code, and waits for it before it starts the background compile and before it
+// returns (start_preparing_background_compiles).
 // A kernel that needs a table this loop does not is still exposed; a compile server
 // process would end that too.
 void prepare_background_compiles() {
@@ -718,6 +762,7 @@ declare float @llvm.fma.f32(float, float, float)
     const std::atomic<bool> no_cancel{false};
     (void)compile_optimised(bitcode, no_cancel);
   });
+  g_background_prepared.store(true, std::memory_order_release);
 }
 
 Result<KernelEntry> CpuCompiledProgram::quick_entry(size_t i, const std::string& key, QuickTier tier) {
@@ -849,7 +894,12 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
       return Error(program.origin + ": the JIT cache entry " + key + " does not match the program; clear the "
                                     "cache (mimic cache clear)", CUDA_ERROR_UNKNOWN);
   } else {
-    auto lowered = codegen::lower(program, check);
+    // A cold start whose kernels will have quick code first warms the background compiler
+    // up meanwhile (joined when this scope ends).
+    std::future<void> preparing;
+    if (mode == CompileMode::Lazy && !dumping && quick_tier() == QuickTier::On)
+      preparing = start_preparing_background_compiles();
+    auto lowered = lower_noted(program, check);
     if (!lowered)
       return lowered.error();
     lp = std::move(lowered.value());
