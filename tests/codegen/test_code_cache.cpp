@@ -46,25 +46,30 @@ protected:
     // The optimised code at the first launch, so that an entry is there when it returns
     // (QuickCodeFirstThenTheCache sets the tiers on).
     setenv("MIMIC_QUICK_TIER", "0", 1);
+    // A program of one kernel compiled whole, into one entry (per-block-shape code would
+    // compile it at its first launch, into an entry for the program and one for the kernel).
+    setenv("MIMIC_BLOCK_SHAPE", "0", 1);
   }
   void TearDown() override {
     unsetenv("MIMIC_CACHE_DIR");
     unsetenv("MIMIC_QUICK_TIER");
+    unsetenv("MIMIC_BLOCK_SHAPE");
     std::filesystem::remove_all(dir);
   }
-  // Runs `kernel` of `compiled` (out[t] = factor * t) over 64 threads; true when every
-  // output is right.
-  static bool run(mimic::runtime::CompiledProgram& compiled, size_t kernel = 0, uint32_t factor = 2) {
-    std::vector<uint32_t> out(64, 7);
+  // Runs `kernel` of `compiled` (out[t] = factor * t) over one block of `threads` threads;
+  // true when every output is right.
+  static bool run(mimic::runtime::CompiledProgram& compiled, size_t kernel = 0, uint32_t factor = 2,
+                  uint32_t threads = 64) {
+    std::vector<uint32_t> out(threads, 7);
     struct {
       uint32_t* out;
       uint32_t n;
-    } args{out.data(), 64};
+    } args{out.data(), threads};
     mimic::runtime::LaunchShape shape;
-    shape.block[0] = 64;
+    shape.block[0] = threads;
     if (mimic::cpu::launch_on_cpu(compiled, kernel, shape, &args) != CUDA_SUCCESS)
       return false;
-    for (uint32_t i = 0; i < 64; ++i)
+    for (uint32_t i = 0; i < threads; ++i)
       if (out[i] != factor * i)
         return false;
     return true;
@@ -206,6 +211,36 @@ TEST_F(CodeCache, QuickCodeFirstThenTheCache) {
   ASSERT_TRUE(quick);
   ASSERT_TRUE(run(*quick.value()));
   EXPECT_FALSE(std::filesystem::exists(dir / "cpu"));
+}
+
+// Per-block-shape code (codegen/block_shape.h): the first launch's shape gets an entry of
+// its own, another shape the entry for any shape; a later compile of the program finds
+// both and compiles nothing.
+TEST_F(CodeCache, EachBlockShapeVariantHasAnEntry) {
+  setenv("MIMIC_BLOCK_SHAPE", "1", 1);
+  auto program = mimic::runtime::load_program_from_ptx(kPtx, "shapes");
+  ASSERT_TRUE(program);
+  {
+    auto compiled = mimic::cpu::compile_for_cpu(*program.value(), {});
+    ASSERT_TRUE(compiled);
+    ASSERT_TRUE(run(*compiled.value(), 0, 2, 64));
+    EXPECT_EQ(entries().size(), 2u); // the program's facts, the kernel for blocks of 64
+    ASSERT_TRUE(run(*compiled.value(), 0, 2, 64));
+    EXPECT_EQ(entries().size(), 2u);
+    ASSERT_TRUE(run(*compiled.value(), 0, 2, 96));
+    EXPECT_EQ(entries().size(), 3u); // and the kernel for any shape
+    ASSERT_TRUE(run(*compiled.value(), 0, 2, 40));
+    ASSERT_TRUE(run(*compiled.value(), 0, 2, 64));
+    EXPECT_EQ(entries().size(), 3u);
+  }
+  auto written = entries();
+  auto again = mimic::cpu::compile_for_cpu(*program.value(), {});
+  ASSERT_TRUE(again);
+  ASSERT_TRUE(run(*again.value(), 0, 2, 64));
+  ASSERT_TRUE(run(*again.value(), 0, 2, 128));
+  EXPECT_EQ(entries().size(), 3u);
+  for (const auto& path : written)
+    EXPECT_TRUE(std::filesystem::exists(path));
 }
 
 TEST_F(CodeCache, OffMeansNoFiles) {

@@ -3,11 +3,15 @@
 // what cannot be translated. Behaviour is tested by tests/ptx and tests/cuda.
 #include <gtest/gtest.h>
 
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "codegen/block_shape.h"
+#include "codegen/block_state.h"
 #include "codegen/lower.h"
 #include "runtime/program.h"
 
@@ -333,6 +337,51 @@ TEST(Lowering, PrefetchesBecomeReadPrefetches) {
   // Calls the vectoriser can widen; llvm.prefetch after it (prefetch_calls.h).
   EXPECT_EQ(count("call void @mimic.prefetch.l2(i64"), 1u) << text;
   EXPECT_EQ(count("call void @mimic.prefetch.l1(i64"), 1u) << text;
+}
+
+// A kernel specialised for one block shape reads no block dimension from the block state:
+// the thread loops' row set-up uses the shape's constants.
+TEST(Lowering, BlockShapeSpecialisationFoldsTheBlockDimensions) {
+  auto p = program(R"(
+.visible .entry k(.param .u64 out) {
+  .reg .b32 %r<5>;
+  .reg .b64 %rd<3>;
+  .shared .align 4 .b8 buf[4096];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, %tid.y;
+  shl.b32 %r3, %r1, 2;
+  mov.u32 %r4, buf;
+  add.u32 %r4, %r4, %r3;
+  st.shared.u32 [%r4], %r2;
+  bar.sync 0;
+  ld.shared.u32 %r2, [%r4];
+  ld.param.u64 %rd1, [out];
+  mul.wide.u32 %rd2, %r3, 1;
+  add.u64 %rd1, %rd1, %rd2;
+  st.global.u32 [%rd1], %r2;
+  ret;
+})");
+  ASSERT_TRUE(p);
+  auto l = lowered(*p);
+  llvm::Function* f = l.module->getFunction(l.kernels[0].symbol);
+  ASSERT_TRUE(f);
+  auto shape_reads = [&] {
+    size_t n = 0;
+    const llvm::DataLayout& layout = l.module->getDataLayout();
+    for (llvm::Instruction& i : llvm::instructions(*f))
+      if (auto* load = llvm::dyn_cast<llvm::LoadInst>(&i)) {
+        int64_t offset = 0;
+        if (llvm::GetPointerBaseWithConstantOffset(load->getPointerOperand(), offset, layout) == f->getArg(1) &&
+            offset >= int64_t(offsetof(codegen::BlockState, block_dim)) &&
+            offset < int64_t(offsetof(codegen::BlockState, block_dim) + 12))
+          ++n;
+      }
+    return n;
+  };
+  EXPECT_GT(shape_reads(), 0u);
+  codegen::specialise_block_shape(*l.module, l.kernels[0].symbol, {32, 8, 1});
+  EXPECT_EQ(shape_reads(), 0u);
+  EXPECT_EQ(codegen::shaped_symbol("k", {32, 8, 1}), "k.block.32x8x1");
 }
 
 } // namespace

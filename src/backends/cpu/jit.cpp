@@ -61,6 +61,7 @@
 #include "backends/cpu/tiers.h"
 #include "backends/cpu/worker_pool.h"
 #include "codegen/address_gep.h"
+#include "codegen/block_shape.h"
 #include "codegen/parallel_loops.h"
 #include "codegen/prefetch_calls.h"
 #include "codegen/row_unswitch.h"
@@ -87,6 +88,15 @@ struct CompiledKernel {
   std::string name;
   std::string symbol;                       // the kernel's function in the JIT
   std::atomic<KernelEntry> entry = nullptr; // null until compiled (lazily: at its first launch)
+  // `entry` is (or, compiled in the background, will be) optimised code for blocks of any
+  // shape. Until then it may hold quick code, which serves any shape too.
+  std::atomic<bool> any_shape = false;
+  // Optimised code for blocks of one shape, its first launch's (codegen/block_shape.h):
+  // `shape` is written before `shape_fixed` is set; `shaped` is null until that code is
+  // linked (launches of that shape run `entry` meanwhile).
+  codegen::BlockShape shape{};
+  std::atomic<bool> shape_fixed = false;
+  std::atomic<KernelEntry> shaped = nullptr;
   std::vector<codegen::SplitKind> splits;
   size_t local_bytes = 0;
   unsigned spill_slots = 0;
@@ -98,7 +108,8 @@ struct CompiledKernel {
 
   CompiledKernel() = default;
   CompiledKernel(CompiledKernel&& o) noexcept
-      : name(std::move(o.name)), symbol(std::move(o.symbol)), entry(o.entry.load()), splits(std::move(o.splits)),
+      : name(std::move(o.name)), symbol(std::move(o.symbol)), entry(o.entry.load()), any_shape(o.any_shape.load()),
+        shape(o.shape), shape_fixed(o.shape_fixed.load()), shaped(o.shaped.load()), splits(std::move(o.splits)),
         local_bytes(o.local_bytes), spill_slots(o.spill_slots), shared_bytes(o.shared_bytes), grid_sync(o.grid_sync),
         cluster(o.cluster), plain_exit(o.plain_exit), dynamic_offset(o.dynamic_offset) {}
 };
@@ -111,6 +122,22 @@ public:
     object.assign(buffer.getBufferStart(), buffer.getBufferSize());
   }
   std::unique_ptr<llvm::MemoryBuffer> getObject(const llvm::Module*) override { return nullptr; }
+};
+
+// Which optimised code of a kernel a compile makes: for blocks of any shape, or for blocks
+// of `shape` only (codegen/block_shape.h), under a name of its own.
+struct Variant {
+  bool shaped = false;
+  codegen::BlockShape shape{};
+
+  std::string symbol(const std::string& kernel) const {
+    return shaped ? codegen::shaped_symbol(kernel, shape) : kernel;
+  }
+  std::string blocks() const { // for notes
+    return shaped ? " for blocks of " + std::to_string(shape[0]) + "x" + std::to_string(shape[1]) + "x" +
+                        std::to_string(shape[2])
+                  : "";
+  }
 };
 
 // A program whose kernels are compiled one by one at their first launch keeps its lowered
@@ -142,14 +169,17 @@ public:
   ~CpuCompiledProgram() override {
     if (lazy) lazy->module.reset(); // before the context it lives in
   }
-  // Kernel `i`'s code, compiled now if it has not been; an error names the kernel.
-  Result<KernelEntry> entry(size_t i);
-  // Kernel `i`'s quick code from the lowered module, and (QuickTier::On) a request to the
-  // background compiler for its optimised code. Called by entry() with its locks held.
-  Result<KernelEntry> quick_entry(size_t i, const std::string& key, QuickTier tier);
-  // Links kernel `i`'s optimised object and makes it the code of the blocks that start
-  // from now on (the background compiler's delivery).
-  void install(size_t i, const std::string& object, std::chrono::steady_clock::time_point asked);
+  // Makes sure kernel `i` has code for blocks of `shape`, compiling it now if it has not;
+  // an error names the kernel. The first compile of a kernel is for its first launch's
+  // shape (codegen/block_shape.h); a launch of another shape then gets code for any shape.
+  Status entry(size_t i, const codegen::BlockShape& shape);
+  // Kernel `i`'s quick code from the lowered module where it has no code yet, and
+  // (QuickTier::On) a request to the background compiler for its optimised code of
+  // variant `v`. Called by entry() with its locks held.
+  Status quick_entry(size_t i, const Variant& v, const std::string& key, QuickTier tier);
+  // Links kernel `i`'s optimised object of variant `v` and makes it the code of the blocks
+  // that start from now on (the background compiler's delivery).
+  void install(size_t i, const Variant& v, const std::string& object, std::chrono::steady_clock::time_point asked);
 
   uint64_t function_address(std::string_view name) const override {
     auto it = functions.find(name);
@@ -559,9 +589,9 @@ Status start_jit(CpuCompiledProgram& out, bool capture, const std::vector<std::s
   return {};
 }
 
-codegen::LoweredKernel facts_of(const CompiledKernel& k) {
+codegen::LoweredKernel facts_of(const CompiledKernel& k, const std::string& symbol) {
   codegen::LoweredKernel lk;
-  lk.symbol = k.symbol;
+  lk.symbol = symbol;
   lk.splits = k.splits;
   lk.local_bytes = k.local_bytes;
   lk.spill_slots = k.spill_slots;
@@ -569,6 +599,15 @@ codegen::LoweredKernel facts_of(const CompiledKernel& k) {
   lk.cluster = k.cluster;
   lk.plain_exit = k.plain_exit;
   return lk;
+}
+
+// Makes the lowered kernel `symbol` of `m` variant `v`'s (specialised and renamed).
+void shape_kernel(llvm::Module& m, const std::string& symbol, const Variant& v) {
+  if (!v.shaped)
+    return;
+  codegen::specialise_block_shape(m, symbol, v.shape);
+  if (llvm::Function* f = m.getFunction(symbol))
+    f->setName(v.symbol(symbol));
 }
 
 } // namespace
@@ -612,33 +651,60 @@ std::future<void> start_preparing_background_compiles() {
 
 } // namespace
 
-Result<KernelEntry> CpuCompiledProgram::entry(size_t i) {
+Status CpuCompiledProgram::entry(size_t i, const codegen::BlockShape& shape) {
   CompiledKernel& k = kernels[i];
-  if (KernelEntry e = k.entry.load(std::memory_order_acquire)) return e;
+  auto ready = [&] {
+    return k.any_shape.load(std::memory_order_acquire) ||
+           (k.shape_fixed.load(std::memory_order_acquire) && k.shape == shape);
+  };
+  if (ready()) return Status::success();
   std::lock_guard lock(lazy_mutex);
-  if (KernelEntry e = k.entry.load(std::memory_order_acquire)) return e;
+  if (ready()) return Status::success();
   if (!lazy) return Error("kernel '" + k.name + "' has no compiled code", CUDA_ERROR_UNKNOWN);
   std::lock_guard compile_lock(g_compile_mutex);
   // MIMIC_QUICK_TIER=only neither reads nor writes the cache: its code is the quick tier's.
   const QuickTier tier = quick_tier();
+  // A kernel's first optimised code is for its first launch's block shape; code for any
+  // shape follows when a launch of another shape comes.
+  Variant v;
+  if (!k.shape_fixed.load() && !k.entry.load() && tier != QuickTier::Only && codegen::block_shape_enabled()) {
+    v.shaped = true;
+    v.shape = shape;
+  }
+  const std::string symbol = v.symbol(k.symbol);
+  std::atomic<KernelEntry>& slot = v.shaped ? k.shaped : k.entry;
+  auto publish = [&] {
+    if (v.shaped) {
+      k.shape = v.shape;
+      k.shape_fixed.store(true, std::memory_order_release);
+    } else {
+      k.any_shape.store(true, std::memory_order_release);
+    }
+  };
   const std::string key =
-      lazy->key.empty() || tier == QuickTier::Only ? std::string() : kernel_cache_key(lazy->key, k.symbol);
-  bool from_cache = false;
+      lazy->key.empty() || tier == QuickTier::Only ? std::string() : kernel_cache_key(lazy->key, symbol);
   if (!key.empty()) {
     std::optional<CachedCode> c = cache_load(key);
-    if (c && c->kernels.size() == 1 && c->kernels[0].symbol == k.symbol) {
+    if (c && c->kernels.size() == 1 && c->kernels[0].symbol == symbol) {
       auto buffer = llvm::MemoryBuffer::getMemBufferCopy(c->object, "mimic-cache-" + key);
       if (llvm::Error e = jit->addObjectFile(std::move(buffer)))
         return Error("adding cached code to the JIT: " + llvm::toString(std::move(e)) + " (mimic cache clear)",
                      CUDA_ERROR_UNKNOWN);
-      from_cache = true;
+      auto address = jit->lookup(symbol);
+      if (!address)
+        return Error(lazy->program->origin + ": the cached code of " + k.name + ": " +
+                         llvm::toString(address.takeError()) + " (mimic cache clear)",
+                     CUDA_ERROR_UNKNOWN);
+      slot.store(address->toPtr<KernelEntry>(), std::memory_order_release);
+      publish();
+      return Status::success();
     }
   }
   // Joined on every way out of here, so that no compile outlives the call that asked for it.
   std::future<void> preparing;
-  if (!from_cache && tier == QuickTier::On)
+  if (tier == QuickTier::On)
     preparing = start_preparing_background_compiles();
-  if (!from_cache && !lazy->module) {
+  if (!lazy->module) {
     auto lowered = lower_noted(*lazy->program, lazy->check_memory);
     if (!lowered)
       return lowered.error();
@@ -646,29 +712,38 @@ Result<KernelEntry> CpuCompiledProgram::entry(size_t i) {
     lazy->context = llvm::orc::ThreadSafeContext(std::move(lowered.value().context));
     lazy->module = std::move(lowered.value().module);
   }
-  if (!from_cache && tier != QuickTier::Off)
-    return quick_entry(i, key, tier);
-  if (!from_cache) {
-    capture.object.clear();
-    std::unique_ptr<llvm::Module> m = take_kernel(lazy->module, kernels.size(), k.symbol);
-    optimise(*m, host_target());
-    if (llvm::Error e = jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), lazy->context)))
-      return Error("adding kernel '" + k.name + "' to the JIT: " + llvm::toString(std::move(e)), CUDA_ERROR_UNKNOWN);
+  if (tier != QuickTier::Off) {
+    if (Status s = quick_entry(i, v, key, tier); !s)
+      return s;
+    publish();
+    return Status::success();
   }
-  auto address = jit->lookup(k.symbol);
+  const auto asked = std::chrono::steady_clock::now();
+  capture.object.clear();
+  std::unique_ptr<llvm::Module> m = take_kernel(lazy->module, kernels.size(), k.symbol);
+  if (v.shaped)
+    shape_kernel(*m, k.symbol, v);
+  optimise(*m, host_target());
+  if (llvm::Error e = jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(m), lazy->context)))
+    return Error("adding kernel '" + k.name + "' to the JIT: " + llvm::toString(std::move(e)), CUDA_ERROR_UNKNOWN);
+  auto address = jit->lookup(symbol);
   if (!address)
     return Error(lazy->program->origin + ": compiling " + k.name + ": " + llvm::toString(address.takeError()),
                  CUDA_ERROR_INVALID_PTX);
-  if (!from_cache && !key.empty() && !capture.object.empty()) {
+  if (!key.empty() && !capture.object.empty()) {
     CachedCode c;
-    c.kernels.push_back(facts_of(k));
+    c.kernels.push_back(facts_of(k, symbol));
     c.globals = lazy->globals;
     c.object = std::move(capture.object);
     cache_store(key, c);
   }
-  KernelEntry e = address->toPtr<KernelEntry>();
-  k.entry.store(e, std::memory_order_release);
-  return e;
+  slot.store(address->toPtr<KernelEntry>(), std::memory_order_release);
+  char ms[32];
+  snprintf(ms, sizeof ms, "%.1f", ms_since(asked));
+  log_note("kernel '" + k.name + "': optimised code" + (v.shaped ? v.blocks() : " for any block shape") + " in " + ms +
+           " ms");
+  publish();
+  return Status::success();
 }
 
 namespace {
@@ -676,7 +751,8 @@ namespace {
 // The background compiler's work for one kernel: its optimised object from its lowered IR,
 // passed as bitcode (an LLVM context belongs to one thread at a time; this one is the
 // background thread's own).
-Result<std::string> compile_optimised(const std::string& bitcode, const std::atomic<bool>& cancel) {
+Result<std::string> compile_optimised(const std::string& bitcode, const std::atomic<bool>& cancel,
+                                      const std::string& kernel = {}, const Variant& v = {}) {
   // The background thread's TargetMachine (it is the only thread that calls this).
   static thread_local std::unique_ptr<llvm::TargetMachine> tm = make_host_target(llvm::CodeGenOptLevel::Default);
   if (!tm)
@@ -686,6 +762,7 @@ Result<std::string> compile_optimised(const std::string& bitcode, const std::ato
   auto m = llvm::parseBitcodeFile(llvm::MemoryBufferRef(bitcode, "kernel"), context);
   if (!m)
     return Error("reading the lowered kernel back: " + llvm::toString(m.takeError()), CUDA_ERROR_UNKNOWN);
+  shape_kernel(**m, kernel, v);
   optimise(**m, tm.get(), Tier::Optimised, &cancel);
   if (cancel.load())
     return Error("stopped at exit", CUDA_ERROR_UNKNOWN);
@@ -765,7 +842,7 @@ declare float @llvm.fma.f32(float, float, float)
   g_background_prepared.store(true, std::memory_order_release);
 }
 
-Result<KernelEntry> CpuCompiledProgram::quick_entry(size_t i, const std::string& key, QuickTier tier) {
+Status CpuCompiledProgram::quick_entry(size_t i, const Variant& v, const std::string& key, QuickTier tier) {
   CompiledKernel& k = kernels[i];
   const auto asked = std::chrono::steady_clock::now();
   llvm::TargetMachine* tm = quick_target();
@@ -778,67 +855,78 @@ Result<KernelEntry> CpuCompiledProgram::quick_entry(size_t i, const std::string&
     llvm::raw_string_ostream os(bitcode);
     llvm::WriteBitcodeToFile(*m, os);
   }
-  optimise(*m, tm, Tier::Quick);
-  Result<std::string> object = emit_object(*m, *tm);
-  if (!object)
-    return object.error();
-  if (!quick_dylib) {
-    auto made = jit->createJITDylib("quick");
-    if (!made)
-      return Error("cannot make the JIT's quick tier: " + llvm::toString(made.takeError()), CUDA_ERROR_UNKNOWN);
-    quick_dylib = &made.get();
-    quick_dylib->addToLinkOrder(jit->getMainJITDylib()); // globals, helpers, the process
+  // Quick code (for any shape) where the kernel has no code yet; a kernel whose first code
+  // is for one shape gets its code for the others in the background only.
+  if (!k.entry.load()) {
+    optimise(*m, tm, Tier::Quick);
+    Result<std::string> object = emit_object(*m, *tm);
+    if (!object)
+      return object.error();
+    if (!quick_dylib) {
+      auto made = jit->createJITDylib("quick");
+      if (!made)
+        return Error("cannot make the JIT's quick tier: " + llvm::toString(made.takeError()), CUDA_ERROR_UNKNOWN);
+      quick_dylib = &made.get();
+      quick_dylib->addToLinkOrder(jit->getMainJITDylib()); // globals, helpers, the process
+    }
+    if (llvm::Error e =
+            jit->addObjectFile(*quick_dylib, llvm::MemoryBuffer::getMemBufferCopy(*object, "mimic-quick-" + k.symbol)))
+      return Error("adding kernel '" + k.name + "' to the JIT: " + llvm::toString(std::move(e)), CUDA_ERROR_UNKNOWN);
+    auto address = jit->lookup(*quick_dylib, k.symbol);
+    if (!address)
+      return Error(lazy->program->origin + ": compiling " + k.name + ": " + llvm::toString(address.takeError()),
+                   CUDA_ERROR_INVALID_PTX);
+    // Stored before the request: a delivery must not be overwritten by the quick code.
+    k.entry.store(address->toPtr<KernelEntry>(), std::memory_order_release);
+    char ms[32];
+    snprintf(ms, sizeof ms, "%.1f", ms_since(asked));
+    log_note("kernel '" + k.name + "': quick code in " + ms + " ms" +
+             (optimised_later ? "; its optimised code" + v.blocks() + " is being compiled in the background" : ""));
+  } else if (optimised_later) {
+    log_note("kernel '" + k.name + "': its optimised code" + v.blocks() + " is being compiled in the background");
   }
-  if (llvm::Error e = jit->addObjectFile(*quick_dylib, llvm::MemoryBuffer::getMemBufferCopy(*object, "mimic-quick-" + k.symbol)))
-    return Error("adding kernel '" + k.name + "' to the JIT: " + llvm::toString(std::move(e)), CUDA_ERROR_UNKNOWN);
-  auto address = jit->lookup(*quick_dylib, k.symbol);
-  if (!address)
-    return Error(lazy->program->origin + ": compiling " + k.name + ": " + llvm::toString(address.takeError()),
-                 CUDA_ERROR_INVALID_PTX);
-  KernelEntry e = address->toPtr<KernelEntry>();
-  // Stored before the request: a delivery must not be overwritten by the quick code.
-  k.entry.store(e, std::memory_order_release);
-  char ms[32];
-  snprintf(ms, sizeof ms, "%.1f", ms_since(asked));
-  log_note("kernel '" + k.name + "': quick code in " + ms + " ms" +
-           (optimised_later ? "; its optimised code is being compiled in the background" : ""));
   if (!optimised_later)
-    return e;
+    return Status::success();
+  m.reset();
+  const std::string symbol = v.symbol(k.symbol);
   CachedCode facts;
-  facts.kernels.push_back(facts_of(k));
+  facts.kernels.push_back(facts_of(k, symbol));
   facts.globals = lazy->globals;
   prepare_background_compiles();
   BackgroundCompiler::submit(
       key, "kernel '" + k.name + "'",
-      [bitcode = std::move(bitcode), key, facts = std::move(facts)](const std::atomic<bool>& cancel) mutable {
-        Result<std::string> made = compile_optimised(bitcode, cancel);
+      [bitcode = std::move(bitcode), key, facts = std::move(facts), kernel = k.symbol,
+       v](const std::atomic<bool>& cancel) mutable {
+        Result<std::string> made = compile_optimised(bitcode, cancel, kernel, v);
         if (made && !key.empty()) {
           facts.object = *made;
           cache_store(key, facts);
         }
         return made;
       },
-      [program = weak_from_this(), i, asked](const std::string& optimised) {
-        if (auto p = program.lock()) p->install(i, optimised, asked);
+      [program = weak_from_this(), i, v, asked](const std::string& optimised) {
+        if (auto p = program.lock()) p->install(i, v, optimised, asked);
       });
-  return e;
+  return Status::success();
 }
 
-void CpuCompiledProgram::install(size_t i, const std::string& object, std::chrono::steady_clock::time_point asked) {
+void CpuCompiledProgram::install(size_t i, const Variant& v, const std::string& object,
+                                 std::chrono::steady_clock::time_point asked) {
   CompiledKernel& k = kernels[i];
   auto fail = [&](const std::string& why) {
     log_warning("kernel '" + k.name + "': its optimised code cannot be linked (" + why +
                 "); the quick code stays in use");
   };
-  if (llvm::Error e = jit->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(object, "mimic-optimised-" + k.symbol)))
+  const std::string symbol = v.symbol(k.symbol);
+  if (llvm::Error e = jit->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(object, "mimic-optimised-" + symbol)))
     return fail(llvm::toString(std::move(e)));
-  auto address = jit->lookup(k.symbol);
+  auto address = jit->lookup(symbol);
   if (!address)
     return fail(llvm::toString(address.takeError()));
-  k.entry.store(address->toPtr<KernelEntry>(), std::memory_order_release);
+  (v.shaped ? k.shaped : k.entry).store(address->toPtr<KernelEntry>(), std::memory_order_release);
   char ms[32];
   snprintf(ms, sizeof ms, "%.1f", ms_since(asked));
-  log_note("kernel '" + k.name + "': optimised code in use " + ms + " ms after its first launch");
+  log_note("kernel '" + k.name + "': optimised code in use" + v.blocks() + ", " + ms + " ms after it was asked for");
 }
 
 Result<std::string> compile_cpu_code(const runtime::Program& program, CpuCodeForm form) {
@@ -904,9 +992,10 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
       return lowered.error();
     lp = std::move(lowered.value());
     define_special_registers(*lp.module);
-    // With tiers (tiers.h) a program of one kernel is compiled at its first launch too.
+    // With tiers (tiers.h) or per-block-shape code (codegen/block_shape.h), a program of
+    // one kernel is compiled at its first launch too.
     lazy = mode == CompileMode::Lazy && !dumping && lp.address_taken.empty() &&
-           (lp.kernels.size() > 1 || quick_tier() != QuickTier::Off);
+           (lp.kernels.size() > 1 || quick_tier() != QuickTier::Off || codegen::block_shape_enabled());
     auto write_ir = [&](const char* suffix) {
       std::error_code ec;
       llvm::raw_fd_ostream os(std::string(dump) + suffix, ec);
@@ -957,6 +1046,7 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
                          llvm::toString(address.takeError()),
                      CUDA_ERROR_INVALID_PTX);
       k.entry = address->toPtr<KernelEntry>();
+      k.any_shape = true;
     }
     out->kernels.push_back(std::move(k));
   }
@@ -1489,6 +1579,9 @@ in_step:
 // not one per variable of the launching thread's frame.
 struct alignas(64) GridRun {
   const CompiledKernel* k;
+  // The kernel's code for this launch's block shape, where it has some (null while it is
+  // being compiled: its code for any shape runs meanwhile); null for other shapes.
+  const std::atomic<KernelEntry>* shaped = nullptr;
   const void* args;
   runtime::LaunchShape shape;
   uint64_t blocks;
@@ -1619,7 +1712,10 @@ void run_grid_blocks(GridRun& g) {
           ++z;
         }
       }
-      if (CUresult r = run_block(k, k.entry.load(std::memory_order_acquire), g.args, bs, s); r != CUDA_SUCCESS) {
+      // Read once per block: a block keeps the code it started with (tiers.h).
+      KernelEntry code = g.shaped ? g.shaped->load(std::memory_order_acquire) : nullptr;
+      if (!code) code = k.entry.load(std::memory_order_acquire);
+      if (CUresult r = run_block(k, code, g.args, bs, s); r != CUDA_SUCCESS) {
         g.fail(r, r == CUDA_ERROR_ASSERT ? "kernel '" + k.name + "' failed a device-side assertion"
                   : r == CUDA_ERROR_ILLEGAL_ADDRESS
                       ? "kernel '" + k.name + "' made an invalid memory access"
@@ -1641,13 +1737,15 @@ CUresult launch_on_cpu(runtime::CompiledProgram& compiled, size_t kernel, const 
   if (kernel >= program.kernels.size())
     return CUDA_ERROR_INVALID_HANDLE;
   // A kernel compiled lazily gets its code at its first launch.
-  if (auto entry = program.entry(kernel); !entry) {
-    log_error(entry.error().message());
-    return CUresult(entry.error().code());
+  const codegen::BlockShape dims{shape.block[0], shape.block[1], shape.block[2]};
+  if (Status s = program.entry(kernel, dims); !s) {
+    log_error(s.error().message());
+    return CUresult(s.error().code());
   }
   const CompiledKernel& k = program.kernels[kernel];
   GridRun g;
   g.k = &k;
+  if (k.shape_fixed.load(std::memory_order_acquire) && k.shape == dims) g.shaped = &k.shaped;
   g.args = args;
   g.shape = shape;
   g.blocks = uint64_t(shape.grid[0]) * shape.grid[1] * shape.grid[2];
