@@ -1,6 +1,7 @@
 #include "codegen/block_shape.h"
 
 #include <cstddef>
+#include <cstdio>
 
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/Instructions.h>
@@ -22,26 +23,65 @@ std::string shaped_symbol(StringRef symbol, const BlockShape& shape) {
          std::to_string(shape[2]);
 }
 
-void specialise_block_shape(Module& m, StringRef kernel, const BlockShape& shape) {
-  Function* f = m.getFunction(kernel);
-  if (!f || f->isDeclaration() || f->arg_size() < 2)
-    return;
-  Type* i32 = Type::getInt32Ty(m.getContext());
-  const DataLayout& layout = m.getDataLayout();
-  Value* block = f->getArg(1);
-  const int64_t first = int64_t(offsetof(BlockState, block_dim));
-  for (BasicBlock& bb : *f)
+namespace {
+
+constexpr const char* kShapeAttribute = "mimic-block-shape";
+
+// Replaces `f`'s i32 loads from its block state (argument 1) at the offsets of `fields`.
+bool fold_loads(Function& f, ArrayRef<std::pair<int64_t, uint32_t>> fields) {
+  Type* i32 = Type::getInt32Ty(f.getContext());
+  const DataLayout& layout = f.getParent()->getDataLayout();
+  Value* block = f.getArg(1);
+  bool changed = false;
+  for (BasicBlock& bb : f)
     for (Instruction& i : make_early_inc_range(bb)) {
       auto* load = dyn_cast<LoadInst>(&i);
       if (!load || load->getType() != i32 || load->isVolatile())
         continue;
       int64_t offset = 0;
-      if (GetPointerBaseWithConstantOffset(load->getPointerOperand(), offset, layout) != block ||
-          offset < first || offset >= first + 12 || (offset - first) % 4 != 0)
+      if (GetPointerBaseWithConstantOffset(load->getPointerOperand(), offset, layout) != block)
         continue;
-      load->replaceAllUsesWith(ConstantInt::get(i32, shape[size_t(offset - first) / 4]));
-      load->eraseFromParent();
+      for (auto [at, value] : fields)
+        if (at == offset) {
+          load->replaceAllUsesWith(ConstantInt::get(i32, value));
+          load->eraseFromParent();
+          changed = true;
+          break;
+        }
     }
+  return changed;
+}
+
+} // namespace
+
+void specialise_block_shape(Module& m, StringRef kernel, const BlockShape& shape) {
+  Function* f = m.getFunction(kernel);
+  if (!f || f->isDeclaration() || f->arg_size() < 2)
+    return;
+  const int64_t dims = int64_t(offsetof(BlockState, block_dim));
+  fold_loads(*f, {{dims, shape[0]}, {dims + 4, shape[1]}, {dims + 8, shape[2]}});
+  f->addFnAttr(kShapeAttribute, std::to_string(shape[0]) + "," + std::to_string(shape[1]) + "," +
+                                    std::to_string(shape[2]));
+}
+
+PreservedAnalyses FoldBlockShape::run(Function& f, FunctionAnalysisManager&) {
+  Attribute a = f.getFnAttribute(kShapeAttribute);
+  if (!a.isStringAttribute() || f.arg_size() < 2)
+    return PreservedAnalyses::all();
+  BlockShape shape{};
+  if (sscanf(a.getValueAsString().str().c_str(), "%u,%u,%u", &shape[0], &shape[1], &shape[2]) != 3)
+    return PreservedAnalyses::all();
+  auto sreg = [](SpecialRegister r) { return int64_t(offsetof(BlockState, sreg) + 4 * size_t(r)); };
+  const int64_t dims = int64_t(offsetof(BlockState, block_dim));
+  const std::pair<int64_t, uint32_t> fields[] = {
+      {dims, shape[0]},
+      {dims + 4, shape[1]},
+      {dims + 8, shape[2]},
+      {int64_t(offsetof(BlockState, nthreads)), shape[0] * shape[1] * shape[2]},
+      {sreg(SpecialRegister::NtidX), shape[0]},
+      {sreg(SpecialRegister::NtidY), shape[1]},
+      {sreg(SpecialRegister::NtidZ), shape[2]}};
+  return fold_loads(f, fields) ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }
 
 } // namespace mimic::codegen

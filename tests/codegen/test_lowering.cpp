@@ -339,8 +339,9 @@ TEST(Lowering, PrefetchesBecomeReadPrefetches) {
   EXPECT_EQ(count("call void @mimic.prefetch.l1(i64"), 1u) << text;
 }
 
-// A kernel specialised for one block shape reads no block dimension from the block state:
-// the thread loops' row set-up uses the shape's constants.
+// A kernel specialised for one block shape reads no block dimension from the block state
+// (the thread loops' row set-up uses the shape's constants), and after FoldBlockShape no
+// thread count either.
 TEST(Lowering, BlockShapeSpecialisationFoldsTheBlockDimensions) {
   auto p = program(R"(
 .visible .entry k(.param .u64 out) {
@@ -365,22 +366,27 @@ TEST(Lowering, BlockShapeSpecialisationFoldsTheBlockDimensions) {
   auto l = lowered(*p);
   llvm::Function* f = l.module->getFunction(l.kernels[0].symbol);
   ASSERT_TRUE(f);
-  auto shape_reads = [&] {
+  auto reads = [&](size_t from, size_t to) {
     size_t n = 0;
     const llvm::DataLayout& layout = l.module->getDataLayout();
     for (llvm::Instruction& i : llvm::instructions(*f))
       if (auto* load = llvm::dyn_cast<llvm::LoadInst>(&i)) {
         int64_t offset = 0;
         if (llvm::GetPointerBaseWithConstantOffset(load->getPointerOperand(), offset, layout) == f->getArg(1) &&
-            offset >= int64_t(offsetof(codegen::BlockState, block_dim)) &&
-            offset < int64_t(offsetof(codegen::BlockState, block_dim) + 12))
+            offset >= int64_t(from) && offset < int64_t(to))
           ++n;
       }
     return n;
   };
-  EXPECT_GT(shape_reads(), 0u);
+  const size_t dims = offsetof(codegen::BlockState, block_dim), count = offsetof(codegen::BlockState, nthreads);
+  EXPECT_GT(reads(dims, dims + 12), 0u);
+  EXPECT_GT(reads(count, count + 4), 0u); // the chain's thread ranges
   codegen::specialise_block_shape(*l.module, l.kernels[0].symbol, {32, 8, 1});
-  EXPECT_EQ(shape_reads(), 0u);
+  EXPECT_EQ(reads(dims, dims + 12), 0u);
+  EXPECT_GT(reads(count, count + 4), 0u); // until the thread-loop passes have run
+  llvm::FunctionAnalysisManager unused;
+  codegen::FoldBlockShape().run(*f, unused);
+  EXPECT_EQ(reads(count, count + 4), 0u);
   EXPECT_EQ(codegen::shaped_symbol("k", {32, 8, 1}), "k.block.32x8x1");
 }
 

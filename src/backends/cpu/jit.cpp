@@ -339,6 +339,7 @@ void optimise(llvm::Module& m, llvm::TargetMachine* tm, Tier tier = Tier::Optimi
       fpm.addPass(codegen::AddressesToGep());
       fpm.addPass(codegen::InterchangeThreadLoops());
       fpm.addPass(codegen::ParallelThreadLoops());
+      fpm.addPass(codegen::FoldBlockShape());
     });
     pb.registerVectorizerEndEPCallback([](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) {
       fpm.addPass(codegen::UniformScatters());
