@@ -788,14 +788,18 @@ Result<std::string> compile_optimised(const std::string& bitcode, const std::ato
 // runs). A cold start runs this on a thread of its own while it lowers and compiles the
 // quick code, and waits for it before it starts the background compile and before it
 // returns (start_preparing_background_compiles).
-// A kernel that needs a table this loop does not is still exposed; a compile server
-// process would end that too.
+// An exit from the main thread stops the background thread before any of
+// these are destroyed (tiers.cpp MainThreadExit); this still covers exits from other
+// threads, for the tables it builds. A kernel that needs one it does not build is exposed
+// there (streams_events builds three: two by the command-line registry, which
+// UnswitchThreadLoops reads and which is now built here, one in code generation).
 void prepare_background_compiles() {
   static std::once_flag once;
   std::call_once(once, [] {
     llvm::TargetLibraryInfoImpl library{llvm::Triple(llvm::sys::getProcessTriple())};
     llvm::LibFunc f;
     (void)library.getLibFunc("sinf", f);
+    (void)llvm::cl::getRegisteredOptions(); // codegen/row_unswitch.cpp sets two
     static constexpr const char* kWarmUp = R"(
 define void @mimic_warm_up(ptr noalias %x, ptr noalias %y, ptr noalias %out, i32 %n, float %a) {
 entry:

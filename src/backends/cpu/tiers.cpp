@@ -85,13 +85,14 @@ void run(State& s) {
       for (const auto& d : deliver)
         d(*object);
     }
-    // Registered again after each job: the exit handlers run in the reverse order of
+    // Registered again after each job, for an exit from a thread other than the main one
+    // (the main one's is MainThreadExit): the exit handlers run in the reverse order of
     // registration, and C++ destroys a function-local static (LLVM has some, built at
     // their first use: a compile here may have built one) by a handler registered when it
     // was built. The latest registration of stop_at_exit runs before all of them, so the
-    // thread never runs on a destroyed one. (A job running when exit begins may still use
-    // a static it built itself; prepare_background_compiles in jit.cpp builds the known
-    // ones first.)
+    // thread never runs on a destroyed one. (A job running when such an exit begins may
+    // still use a static it built itself; prepare_background_compiles in jit.cpp builds
+    // the known ones first.)
     std::lock_guard lock(s.mutex);
     if (!s.exiting) std::atexit(stop_at_exit);
   }
@@ -119,10 +120,26 @@ void stop_at_exit() {
   if (s.thread && s.owner == getpid() && s.thread->joinable()) s.thread->join();
 }
 
+// Stops the background compiler before any exit handler or static destructor runs, when
+// the process exits from its main thread (a return from main, or exit there): glibc's exit
+// runs the calling thread's thread_local destructors first. An atexit handler cannot be
+// first: a compile running at exit may have built LLVM statics (code generation's tables,
+// the command-line registry) after the handler's latest registration, and C++ destroys them
+// before it runs. Under gdb, streams_events's first background compile builds three.
+// A main thread that ends by pthread_exit while the process goes on stops the compiler
+// too: later kernels keep their quick code.
+struct MainThreadExit {
+  ~MainThreadExit() {
+    if (gettid() == getpid()) stop_at_exit();
+  }
+};
+
 } // namespace
 
 void BackgroundCompiler::submit(const std::string& key, const std::string& what, Compile compile,
                                 Deliver deliver) {
+  // Registered on each thread that asks for compiles; only the main thread's acts.
+  [[maybe_unused]] static thread_local MainThreadExit exit_guard;
   State& s = state();
   {
     std::lock_guard lock(s.mutex);

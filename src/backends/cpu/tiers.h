@@ -29,7 +29,8 @@ QuickTier quick_tier(); // read at each call (tests set it per process)
 // The process's background compiler: one thread, started at the first request and never
 // destroyed. At exit it finishes the work whose object goes into the JIT cache (for up to
 // 2 s), then is told to stop (`cancel` turns true: a compile skips its remaining passes)
-// and joined before LLVM's own static state goes away.
+// and joined before LLVM's own static state goes away: first thing at an exit from the
+// main thread (a thread_local destructor), otherwise by an exit handler.
 class BackgroundCompiler {
 public:
   // Makes an object file, or says why not. `cancel` turns true when the process exits.
