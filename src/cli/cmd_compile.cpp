@@ -1,12 +1,16 @@
-// mimic compile --target TARGET [--emit obj|asm|llvm] IN.ptx -o OUT
+// mimic compile --target TARGET [--emit obj|asm|llvm] [--block X[,Y[,Z]]] IN.ptx -o OUT
 //
 // Compiles a PTX file standalone, as a backend would at module load: for an AMD GPU
 // (`--target gfx1100`) into a linked AMDGPU code object (what hipModuleLoadData takes; its
 // variables defined with their initial values), for the CPU backend (`--target cpu`) into a
 // relocatable object of this machine. `--emit asm|llvm` writes the assembly or the
-// optimised LLVM IR instead.
+// optimised LLVM IR instead. `--block` (CPU) compiles each kernel's code for blocks of one
+// shape, as the JIT compiles a kernel's first optimised code for its first launch's shape.
 #include <cstdio>
+#include <array>
 #include <cstring>
+#include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "backends/cpu/jit.h"
@@ -35,7 +39,7 @@ std::string amdgpu_targets() {
 int usage(FILE* out) {
   fprintf(
       out,
-      "usage: mimic compile --target TARGET [--emit obj|asm|llvm] IN.ptx -o OUT\n"
+      "usage: mimic compile --target TARGET [--emit obj|asm|llvm] [--block X[,Y[,Z]]] IN.ptx -o OUT\n"
       "  --target cpu      this machine's CPU, as the CPU backend compiles (a relocatable object)\n"
       "  --target gfxNNNN  an AMD GPU: a linked code object (.hsaco) for the HIP runtime\n"
       "  --emit obj        the object or code object (default); asm: assembly; llvm: the optimised "
@@ -43,9 +47,34 @@ int usage(FILE* out) {
       "                    kernels: each kernel's parameter layout and static shared memory as the "
       "runtime\n"
       "                    lays them out (one line each: NAME OFFSET:SIZE:ALIGN... shared=BYTES)\n"
+      "  --block X,Y,Z     (cpu) code for blocks of that shape only, as the JIT compiles a kernel's\n"
+      "                    first launch (symbols mimic_kernel_N.block.XxYxZ)\n"
       "AMD GPU targets: %s\n",
       amdgpu_targets().c_str());
   return out == stdout ? 0 : 2;
+}
+
+// "256" or "32,8" or "8,8,4": each dimension 1..1024, at most 1024 threads in all.
+std::optional<std::array<uint32_t, 3>> parse_block(const std::string& text) {
+  std::array<uint32_t, 3> shape{1, 1, 1};
+  size_t at = 0;
+  for (size_t d = 0; d < 3; ++d) {
+    size_t used = 0;
+    unsigned long v = 0;
+    try {
+      v = std::stoul(text.substr(at), &used);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+    if (used == 0 || v == 0 || v > 1024) return std::nullopt;
+    shape[d] = uint32_t(v);
+    at += used;
+    if (at == text.size()) break;
+    if (text[at] != ',' || d == 2) return std::nullopt;
+    ++at;
+  }
+  if (at != text.size() || uint64_t(shape[0]) * shape[1] * shape[2] > 1024) return std::nullopt;
+  return shape;
 }
 
 bool write_file(const std::string& path, const void* data, size_t size) {
@@ -63,7 +92,7 @@ bool write_file(const std::string& path, const void* data, size_t size) {
 } // namespace
 
 int cmd_compile(const Args& args) {
-  std::string target, emit = "obj", input, output;
+  std::string target, emit = "obj", input, output, block;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&](std::string& into) {
@@ -83,6 +112,10 @@ int cmd_compile(const Args& args) {
       if (!value(emit)) return 2;
     } else if (a.starts_with("--emit=")) {
       emit = a.substr(7);
+    } else if (a == "--block") {
+      if (!value(block)) return 2;
+    } else if (a.starts_with("--block=")) {
+      block = a.substr(8);
     } else if (a == "-o") {
       if (!value(output)) return 2;
     } else if (!a.empty() && a[0] == '-' && a != "-") {
@@ -106,6 +139,19 @@ int cmd_compile(const Args& args) {
   if (emit != "obj" && emit != "asm" && emit != "llvm" && emit != "kernels") {
     fprintf(stderr, "mimic compile: --emit is obj, asm, llvm or kernels, not '%s'\n", emit.c_str());
     return 2;
+  }
+  std::optional<std::array<uint32_t, 3>> shape;
+  if (!block.empty()) {
+    shape = parse_block(block);
+    if (!shape) {
+      fprintf(stderr, "mimic compile: --block is X[,Y[,Z]], each 1-1024 and 1024 threads at most, not '%s'\n",
+              block.c_str());
+      return 2;
+    }
+    if (target != "cpu") {
+      fprintf(stderr, "mimic compile: --block is for --target cpu only\n");
+      return 2;
+    }
   }
   auto text = read_text_file(input);
   if (!text) {
@@ -132,7 +178,7 @@ int cmd_compile(const Args& args) {
     auto form = emit == "llvm"  ? cpu::CpuCodeForm::LlvmIr
                 : emit == "asm" ? cpu::CpuCodeForm::Assembly
                                 : cpu::CpuCodeForm::Object;
-    auto code = cpu::compile_cpu_code(*program.value(), form);
+    auto code = cpu::compile_cpu_code(*program.value(), form, shape);
     if (!code) {
       fprintf(stderr, "mimic compile: %s\n", code.error().message().c_str());
       return 1;

@@ -934,7 +934,8 @@ void CpuCompiledProgram::install(size_t i, const Variant& v, const std::string& 
   log_note("kernel '" + k.name + "': optimised code in use" + v.blocks() + ", " + ms + " ms after it was asked for");
 }
 
-Result<std::string> compile_cpu_code(const runtime::Program& program, CpuCodeForm form) {
+Result<std::string> compile_cpu_code(const runtime::Program& program, CpuCodeForm form,
+                                     const std::optional<std::array<uint32_t, 3>>& block) {
   initialise_llvm();
   std::lock_guard compile_lock(g_compile_mutex);
   auto lowered = codegen::lower(program, false);
@@ -942,6 +943,13 @@ Result<std::string> compile_cpu_code(const runtime::Program& program, CpuCodeFor
     return lowered.error();
   codegen::LoweredProgram lp = std::move(lowered.value());
   define_special_registers(*lp.module);
+  if (block) {
+    Variant v;
+    v.shaped = true;
+    v.shape = *block;
+    for (const codegen::LoweredKernel& k : lp.kernels)
+      shape_kernel(*lp.module, k.symbol, v);
+  }
   llvm::TargetMachine* tm = host_target();
   if (!tm)
     return Error("LLVM cannot generate code for this machine's CPU", CUDA_ERROR_NOT_SUPPORTED);

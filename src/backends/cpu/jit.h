@@ -1,7 +1,10 @@
 // Compiling programs for the CPU and running their kernels.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 
@@ -20,9 +23,12 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
     CompileMode mode = CompileMode::Lazy);
 // A program's kernels as the CPU backend compiles them (lowered, optimised for this
 // machine), for `mimic compile --target cpu`: a relocatable object file, assembly or the
-// optimised LLVM IR. The kernels' symbols are mimic_kernel_N in Program::kernels order.
+// optimised LLVM IR. The kernels' symbols are mimic_kernel_N in Program::kernels order;
+// with `block`, every kernel's code is for blocks of that shape only, named as the JIT
+// names such code (codegen/block_shape.h: mimic_kernel_N.block.XxYxZ).
 enum class CpuCodeForm { Object, Assembly, LlvmIr };
-Result<std::string> compile_cpu_code(const runtime::Program& program, CpuCodeForm form);
+Result<std::string> compile_cpu_code(const runtime::Program& program, CpuCodeForm form,
+                                     const std::optional<std::array<uint32_t, 3>>& block = std::nullopt);
 
 CUresult launch_on_cpu(runtime::CompiledProgram& program, size_t kernel, const runtime::LaunchShape& shape,
                        const void* args);
