@@ -621,14 +621,19 @@ double ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
+// ms_since for a note: "12.3".
+std::string ms_text(std::chrono::steady_clock::time_point start) {
+  char ms[32];
+  snprintf(ms, sizeof ms, "%.1f", ms_since(start));
+  return ms;
+}
+
 // codegen::lower, with a note of its time for MIMIC_VERBOSE.
 Result<codegen::LoweredProgram> lower_noted(const runtime::Program& program, bool check_memory) {
   const auto start = std::chrono::steady_clock::now();
   auto lowered = codegen::lower(program, check_memory);
   if (lowered) {
-    char ms[32];
-    snprintf(ms, sizeof ms, "%.1f", ms_since(start));
-    log_note(program.origin + ": PTX lowered in " + ms + " ms");
+    log_note(program.origin + ": PTX lowered in " + ms_text(start) + " ms");
   }
   return lowered;
 }
@@ -668,10 +673,8 @@ Status CpuCompiledProgram::entry(size_t i, const codegen::BlockShape& shape) {
   // A kernel's first optimised code is for its first launch's block shape; code for any
   // shape follows when a launch of another shape comes.
   Variant v;
-  if (!k.shape_fixed.load() && !k.entry.load() && tier != QuickTier::Only && codegen::block_shape_enabled()) {
-    v.shaped = true;
-    v.shape = shape;
-  }
+  if (!k.shape_fixed.load() && !k.entry.load() && tier != QuickTier::Only && codegen::block_shape_enabled())
+    v = Variant{true, shape};
   const std::string symbol = v.symbol(k.symbol);
   std::atomic<KernelEntry>& slot = v.shaped ? k.shaped : k.entry;
   auto publish = [&] {
@@ -739,10 +742,8 @@ Status CpuCompiledProgram::entry(size_t i, const codegen::BlockShape& shape) {
     cache_store(key, c);
   }
   slot.store(address->toPtr<KernelEntry>(), std::memory_order_release);
-  char ms[32];
-  snprintf(ms, sizeof ms, "%.1f", ms_since(asked));
-  log_note("kernel '" + k.name + "': optimised code" + (v.shaped ? v.blocks() : " for any block shape") + " in " + ms +
-           " ms");
+  log_note("kernel '" + k.name + "': optimised code" + (v.shaped ? v.blocks() : " for any block shape") +
+           " in " + ms_text(asked) + " ms");
   publish();
   return Status::success();
 }
@@ -883,9 +884,7 @@ Status CpuCompiledProgram::quick_entry(size_t i, const Variant& v, const std::st
                    CUDA_ERROR_INVALID_PTX);
     // Stored before the request: a delivery must not be overwritten by the quick code.
     k.entry.store(address->toPtr<KernelEntry>(), std::memory_order_release);
-    char ms[32];
-    snprintf(ms, sizeof ms, "%.1f", ms_since(asked));
-    log_note("kernel '" + k.name + "': quick code in " + ms + " ms" +
+    log_note("kernel '" + k.name + "': quick code in " + ms_text(asked) + " ms" +
              (optimised_later ? "; its optimised code" + v.blocks() + " is being compiled in the background" : ""));
   } else if (optimised_later) {
     log_note("kernel '" + k.name + "': its optimised code" + v.blocks() + " is being compiled in the background");
@@ -929,9 +928,8 @@ void CpuCompiledProgram::install(size_t i, const Variant& v, const std::string& 
   if (!address)
     return fail(llvm::toString(address.takeError()));
   (v.shaped ? k.shaped : k.entry).store(address->toPtr<KernelEntry>(), std::memory_order_release);
-  char ms[32];
-  snprintf(ms, sizeof ms, "%.1f", ms_since(asked));
-  log_note("kernel '" + k.name + "': optimised code in use" + v.blocks() + ", " + ms + " ms after it was asked for");
+  log_note("kernel '" + k.name + "': optimised code in use" + v.blocks() + ", " + ms_text(asked) +
+           " ms after it was asked for");
 }
 
 Result<std::string> compile_cpu_code(const runtime::Program& program, CpuCodeForm form,
@@ -943,13 +941,9 @@ Result<std::string> compile_cpu_code(const runtime::Program& program, CpuCodeFor
     return lowered.error();
   codegen::LoweredProgram lp = std::move(lowered.value());
   define_special_registers(*lp.module);
-  if (block) {
-    Variant v;
-    v.shaped = true;
-    v.shape = *block;
+  if (block)
     for (const codegen::LoweredKernel& k : lp.kernels)
-      shape_kernel(*lp.module, k.symbol, v);
-  }
+      shape_kernel(*lp.module, k.symbol, Variant{true, *block});
   llvm::TargetMachine* tm = host_target();
   if (!tm)
     return Error("LLVM cannot generate code for this machine's CPU", CUDA_ERROR_NOT_SUPPORTED);
