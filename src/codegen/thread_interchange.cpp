@@ -126,6 +126,9 @@ struct Plan {
   SmallPtrSet<Value*, 16> recomputed;            // of those, ones computed again
   DenseMap<PHINode*, Carry> carry;
   DenseMap<PHINode*, Value*> step; // Affine: p' = p + step
+  // Affine φs stepped by a chain of adds (`c += blockDim` twice in a loop unrolled by
+  // two): the values the chain adds, whose sum transform() makes the step.
+  DenseMap<PHINode*, SmallVector<Value*, 2>> step_terms;
   // Accesses of the loop whose address is computed from the thread index, values of A and
   // Affine φ-nodes alone (nothing loaded in the loop): their address in a later round is
   // known in this one. The bool says whether the access writes.
@@ -164,6 +167,32 @@ struct Plan {
 };
 
 bool stays_scalar(ArrayRef<BasicBlock*> blocks);
+
+// The values the same in every thread that `update` adds to `phi`, when it is a chain of
+// integer adds inside `inner` that starts at `phi` and adds one such value at each link
+// (`phi + blockDim`, or `(phi + blockDim) + blockDim` in a loop unrolled by two, whose
+// first sum also indexes the second access); empty when it is anything else.
+SmallVector<Value*, 2> add_chain_terms(PHINode* phi, Value* update, const Loop& outer, const Loop& inner) {
+  constexpr unsigned kMostLinks = 8;
+  SmallVector<Value*, 2> terms;
+  for (Value* v = update; v != phi;) {
+    auto* add = dyn_cast<BinaryOperator>(v);
+    if (!add || add->getOpcode() != Instruction::Add || !inner.contains(add) || terms.size() == kMostLinks)
+      return {};
+    Value* a = add->getOperand(0);
+    Value* b = add->getOperand(1);
+    if (outer.isLoopInvariant(b)) {
+      terms.push_back(b);
+      v = a;
+    } else if (outer.isLoopInvariant(a)) {
+      terms.push_back(a);
+      v = b;
+    } else {
+      return {};
+    }
+  }
+  return terms;
+}
 
 // Plan::Counted for `p`, a loop left at its latch only, where it applies.
 void find_counted(Plan& p) {
@@ -501,17 +530,17 @@ const char* Interchanger::analyse(Loop* outer, Loop* inner, DominatorTree& dt, S
       continue;
     }
     Value* step = nullptr;
-    if (auto* add = dyn_cast<BinaryOperator>(update); add && add->getOpcode() == Instruction::Add) {
-      if (add->getOperand(0) == phi && outer->isLoopInvariant(add->getOperand(1)))
-        step = add->getOperand(1);
-      else if (add->getOperand(1) == phi && outer->isLoopInvariant(add->getOperand(0)))
-        step = add->getOperand(0);
+    SmallVector<Value*, 2> terms = add_chain_terms(phi, update, *outer, *inner);
+    if (terms.size() == 1) {
+      step = terms[0];
+    } else if (!terms.empty()) {
+      p.step_terms[phi] = terms; // summed where the rounds start (transform)
     } else if (auto* gep = dyn_cast<GetElementPtrInst>(update);
                gep && gep->getPointerOperand() == phi && gep->getNumIndices() == 1 &&
                outer->isLoopInvariant(gep->getOperand(1))) {
       step = gep->getOperand(1);
     }
-    if (step) {
+    if (step || !terms.empty()) {
       p.carry[phi] = Carry::Affine;
       p.step[phi] = step;
       if (auto* i = dyn_cast<Instruction>(init); i && before_only(i))
@@ -1115,6 +1144,14 @@ void Interchanger::transform(Plan& p) {
   Type* i8 = Type::getInt8Ty(ctx);
   Type* i64 = Type::getInt64Ty(ctx);
   stack_used += p.stack_bytes;
+  // Steps that are chains of adds: their sum, once, before the thread loop.
+  for (auto& [phi, terms] : p.step_terms) {
+    IRBuilder<> b(p.entry->getTerminator());
+    Value* sum = terms[0];
+    for (size_t k = 1; k < terms.size(); ++k)
+      sum = b.CreateAdd(sum, terms[k], phi->getName() + ".step");
+    p.step[phi] = sum;
+  }
   BasicBlock* header = p.outer->getHeader();
   auto* back = cast<BranchInst>(p.latch->getTerminator());
   const bool stay_first = back->getSuccessor(0) == header;

@@ -8,10 +8,13 @@
 # run-time check of the values' range (ix.choose, overflow tests) in front of its rounds;
 # the vectorised rounds of row_scale store no state bytes, so fewer vector byte stores
 # remain than in state mode; MIMIC_COUNTED_ROUNDS=0 makes none. 64-bit indices are not
-# counted (grid_stride.ptx: interchange.sh). Behaviour: tests/cuda/counted_rounds.cu.
-#   counted_rounds.sh MIMIC ROW_SCALE_PTX BLOCK_SCAN_PTX
+# counted (grid_stride.ptx: interchange.sh). A loop unrolled by two, whose index steps by
+# two adds a trip (row_sum_by_two.ptx), is counted from its guard as well: before, its
+# index was kept per thread in an array and its rounds were not counted.
+# Behaviour: tests/cuda/counted_rounds.cu.
+#   counted_rounds.sh MIMIC ROW_SCALE_PTX BLOCK_SCAN_PTX ROW_SUM_BY_TWO_PTX
 set -eu
-mimic=$1 rows=$2 scan=$3
+mimic=$1 rows=$2 scan=$3 by_two=$4
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 fail() { echo "counted_rounds.sh: $*" >&2; exit 1; }
@@ -23,7 +26,9 @@ compile "$rows" "$out/rows.ll"
 grep -q ": made, counted from its guard" "$out/rows.ll.explain" || fail "row_scale.ptx: not counted from its guard"
 compile "$scan" "$out/scan.ll"
 grep -q ": made, counted$" "$out/scan.ll.explain" || fail "block_scan.ptx: no loop counted with its state byte"
-for ll in "$out/rows.ll" "$out/scan.ll"; do
+compile "$by_two" "$out/by_two.ll"
+grep -q ": made, counted from its guard" "$out/by_two.ll.explain" || fail "row_sum_by_two.ptx: not counted from its guard"
+for ll in "$out/rows.ll" "$out/scan.ll" "$out/by_two.ll"; do
   grep -q '^ix\.choose[0-9]*:' "$ll" || fail "$(basename "$ll"): no choice of counted rounds"
   grep -q 'call { i[0-9]*, i1 } @llvm.uadd.with.overflow' "$ll" || fail "$(basename "$ll"): no range check"
 done

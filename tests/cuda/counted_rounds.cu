@@ -7,7 +7,7 @@
 // memory and computed from the thread index (the loop's guard as the test of round 0),
 // do-while loops (every thread runs once), signed and <= tests, and rows whose values
 // wrap around after a thread left, or while it is inside, which counting alone would get
-// wrong.
+// wrong. Also a loop unrolled by two, whose index steps by a chain of two adds.
 // mimic-env: MIMIC_INTERCHANGE=explain
 // expect-stderr: : made, counted from its guard
 #include <cstdint>
@@ -55,6 +55,22 @@ __global__ void walk_do(const unsigned* starts, unsigned bound, unsigned step, c
     s += table[c % kTable];
     c += step;
   } while (c < bound);
+  count[t] = n;
+  sum[t] = s;
+}
+
+// A loop unrolled by two: the index steps twice a trip, its first sum also indexing the
+// second item (the step is a chain of two adds).
+__global__ void walk_two_steps(const unsigned* starts, unsigned bound, unsigned step, const int* table, int* count,
+                               int* sum) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  int n = 0, s = 0;
+  for (unsigned c = starts[t]; c < bound;) {
+    unsigned d = c + step;
+    ++n;
+    s += table[c % kTable] + 3 * table[d % kTable];
+    c = d + step;
+  }
   count[t] = n;
   sum[t] = s;
 }
@@ -138,6 +154,20 @@ int main() {
     for (int t = 0; t < kTotal; ++t)
       walk(t, starts[t], bound, step, true);
     if (compare(("walk_do" + what).c_str(), d, want_count, want_sum))
+      return 1;
+    walk_two_steps<<<kBlocks, kThreads>>>(d.starts, bound, step, d.table, d.count, d.sum);
+    for (int t = 0; t < kTotal; ++t) {
+      int n = 0, s = 0;
+      for (uint32_t c = starts[t]; c < bound;) {
+        uint32_t next = c + step;
+        ++n;
+        s += table[c % kTable] + 3 * table[next % kTable];
+        c = next + step;
+      }
+      want_count[t] = n;
+      want_sum[t] = s;
+    }
+    if (compare(("walk_two_steps" + what).c_str(), d, want_count, want_sum))
       return 1;
     walk_indexed<<<kBlocks, kThreads>>>(base, spread, bound, step, d.table, d.count, d.sum);
     for (int t = 0; t < kTotal; ++t)
