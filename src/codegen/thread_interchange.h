@@ -28,6 +28,10 @@
 // computed again from its start and the round's offset; nothing is stored per round. A
 // check at run time of the starts' range, the bound and the step sends rows whose values
 // could wrap around, where that test would be wrong, to state-mode rounds (kept scalar).
+// Where the loop's guard is that test, counted rounds get a full-round copy too, without
+// the test: every thread is inside iff the largest start passes it, and another round
+// follows iff the smallest start passes it one step on. 64-bit indices are counted only
+// then (a grid-stride loop over size_t: most of its rounds test nothing).
 //
 // Thread loops are recognised by llvm.loop metadata the lowering puts on their back edges.
 #pragma once
@@ -58,8 +62,8 @@ bool interchange_explain();
 // MIMIC_PREFETCH=0: no prefetching of the runs a grid-stride loop reads rounds ahead (for
 // comparisons); the JIT cache keys on it.
 bool prefetch_enabled();
-// MIMIC_FULL_ROUNDS=0: no copy of the rounds for when every thread is inside the loop (for
-// comparisons); the JIT cache keys on it.
+// MIMIC_FULL_ROUNDS=0: no copy of the rounds for when every thread is inside the loop, and
+// no counted rounds of 64-bit indices (for comparisons); the JIT cache keys on it.
 bool full_rounds_enabled();
 // MIMIC_COUNTED_ROUNDS=0: rounds always test and store each thread's state, never count
 // (for comparisons); the JIT cache keys on it.

@@ -21,8 +21,12 @@ fail() { echo "interchange.sh: $*" >&2; exit 1; }
 
 MIMIC_INTERCHANGE=explain "$mimic" compile --target cpu --emit llvm "$ptx" -o "$out/on.ll" 2> "$out/explain"
 grep -q "interchange in mimic_kernel_0, loop at .*: made" "$out/explain" || { cat "$out/explain"; fail "not made"; }
-# Its index is 64-bit: not counted (codegen/thread_interchange.cpp, find_counted).
-! grep -q ": made, counted" "$out/explain" || fail "the 64-bit grid-stride index is counted"
+# Its index is 64-bit, and its guard is the loop's test: counted, with full rounds
+# (codegen/thread_interchange.cpp, find_counted); without full rounds, not counted.
+grep -q ": made, counted from its guard" "$out/explain" || fail "the 64-bit grid-stride index is not counted"
+MIMIC_FULL_ROUNDS=0 MIMIC_INTERCHANGE=explain "$mimic" compile --target cpu --emit llvm "$ptx" -o /dev/null \
+  2> "$out/explain_no_full"
+! grep -q ": made, counted" "$out/explain_no_full" || fail "counted without full rounds"
 grep -q '^ix.threads' "$out/on.ll" || fail "no loop over the threads inside the loop"
 grep -q 'call <[0-9]* x float> @llvm.masked.load' "$out/on.ll" || fail "the threads' loads are not vector loads"
 grep -q '^pf.lines' "$out/on.ll" || fail "no prefetch loop in the rounds"

@@ -8,7 +8,8 @@
 // do-while loops (every thread runs once), signed and <= tests, and rows whose values
 // wrap around after a thread left, or while it is inside, which counting alone would get
 // wrong. Also a loop unrolled by two, whose index steps by a chain of two adds.
-// mimic-env: MIMIC_INTERCHANGE=explain
+// MIMIC_QUICK_TIER=0: every launch runs the optimised code, which has the rounds.
+// mimic-env: MIMIC_INTERCHANGE=explain MIMIC_QUICK_TIER=0
 // expect-stderr: : made, counted from its guard
 #include <cstdint>
 #include <string>
