@@ -974,7 +974,13 @@ Interchanger::Rounds Interchanger::make_rounds(Emit& e, Mode mode) {
   // offset(r) passes the latch's test (the guard's in round 0); with no value wrapping
   // around (choose_rounds), every thread is iff the largest start is, and some thread
   // will be in round r + 1 iff the smallest start + offset(r) + step passes.
-  const bool counted_full = counted && c.guarded && c.tests_update && full_rounds_enabled();
+  // Not for a loop up to a constant no larger than a row (filling a block's table in
+  // shared memory: a round or two): the copy would only cost code, and registers
+  // elsewhere in the kernel (histogram's bins: its main loop then reloaded a pointer from
+  // the stack in every iteration, 534 -> 620-635 ms).
+  auto* constant_bound = counted ? dyn_cast<ConstantInt>(c.bound) : nullptr;
+  const bool short_loop = constant_bound && constant_bound->getValue().ule(kRowThreads);
+  const bool counted_full = counted && c.guarded && c.tests_update && !short_loop && full_rounds_enabled();
   Value* counted_all_in = nullptr;
   Value* counted_any_next = nullptr;
   if (counted_full) {

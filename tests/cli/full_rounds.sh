@@ -4,7 +4,9 @@
 # MIMIC_FULL_ROUNDS): tests/codegen/histogram_words.ptx's grid-stride loop of
 # data-dependent increments has one; so do counted rounds of a loop whose guard is its
 # test (grid_stride.ptx, vectorised: in its full rounds no mask tests the index);
-# MIMIC_FULL_ROUNDS=0 makes none. Behaviour: tests/cuda/full_rounds.cu,
+# MIMIC_FULL_ROUNDS=0 makes none. A counted loop up to a constant no larger than a row
+# (histogram_words.ptx's `for (i = tid; i < 256; i += blockDim) local[i] = 0`, PTX block
+# $L__BB0_2) runs a round or two and gets none. Behaviour: tests/cuda/full_rounds.cu,
 # tests/cuda/full_counted_rounds.cu.
 #   full_rounds.sh MIMIC HISTOGRAM_WORDS_PTX GRID_STRIDE_PTX
 set -eu
@@ -15,6 +17,8 @@ copies() {
 }
 n=$(copies "$2")
 [ "$n" -ge 1 ] || fail "histogram_words.ptx: no full-round copy"
+"$mimic" compile --target cpu --emit llvm "$2" -o - | grep -q '^"\$L__BB0_2\.ix[0-9]*\.full' &&
+  fail "histogram_words.ptx: a full-round copy of the loop over the 256 bins"
 off=$(MIMIC_FULL_ROUNDS=0 copies "$2")
 [ "$off" -eq 0 ] || fail "histogram_words.ptx with MIMIC_FULL_ROUNDS=0: $off copies"
 counted=$(copies "$3")
