@@ -194,6 +194,16 @@ SmallVector<Value*, 2> add_chain_terms(PHINode* phi, Value* update, const Loop& 
   return terms;
 }
 
+// Whether counted rounds get a full-round copy (make_rounds): where the loop's guard is its
+// test (Plan::Counted::guarded), unless it runs up to a constant no larger than a row (a
+// block's table in shared memory: a round or two), where the copy would only cost code and
+// registers elsewhere in the kernel (histogram's bins: its main loop then reloaded a
+// pointer from the stack in every iteration, 534 -> 620-635 ms at 4x the LLC).
+bool gets_full_rounds(bool guarded, Value* bound) {
+  auto* constant = dyn_cast<ConstantInt>(bound);
+  return guarded && !(constant && constant->getValue().ule(kRowThreads)) && full_rounds_enabled();
+}
+
 // Plan::Counted for `p`, a loop left at its latch only, where it applies.
 void find_counted(Plan& p) {
   auto* br = cast<BranchInst>(p.inner_latch->getTerminator());
@@ -234,10 +244,10 @@ void find_counted(Plan& p) {
     }
     // A 64-bit index costs its test twice the vector instructions of a 32-bit one, as many
     // as the state it would replace (reduce's grid-stride rounds ran 7% slower counted than
-    // in state mode, out of cache), so it is counted only where the loop is guarded and
-    // full rounds are on: most rounds of a grid-stride loop then test nothing at all
-    // (reduce at 4x the LLC: 139-153 ms in state mode, 110-113 counted with full rounds).
-    if (type->getBitWidth() > 32 && !(guarded && full_rounds_enabled()))
+    // in state mode, out of cache), so it is counted only where the rounds get a full copy:
+    // most rounds of a grid-stride loop then test nothing at all (reduce at 4x the LLC:
+    // 139-153 ms in state mode, 110-113 counted with full rounds).
+    if (type->getBitWidth() > 32 && !gets_full_rounds(guarded, bound))
       continue;
     p.counted = {phi, stay, bound, x == update, guarded};
     return;
@@ -974,13 +984,7 @@ Interchanger::Rounds Interchanger::make_rounds(Emit& e, Mode mode) {
   // offset(r) passes the latch's test (the guard's in round 0); with no value wrapping
   // around (choose_rounds), every thread is iff the largest start is, and some thread
   // will be in round r + 1 iff the smallest start + offset(r) + step passes.
-  // Not for a loop up to a constant no larger than a row (filling a block's table in
-  // shared memory: a round or two): the copy would only cost code, and registers
-  // elsewhere in the kernel (histogram's bins: its main loop then reloaded a pointer from
-  // the stack in every iteration, 534 -> 620-635 ms).
-  auto* constant_bound = counted ? dyn_cast<ConstantInt>(c.bound) : nullptr;
-  const bool short_loop = constant_bound && constant_bound->getValue().ule(kRowThreads);
-  const bool counted_full = counted && c.guarded && c.tests_update && !short_loop && full_rounds_enabled();
+  const bool counted_full = counted && gets_full_rounds(c.guarded, c.bound);
   Value* counted_all_in = nullptr;
   Value* counted_any_next = nullptr;
   if (counted_full) {
