@@ -1173,24 +1173,19 @@ Interchanger::Rounds Interchanger::make_rounds(Emit& e, Mode mode) {
     row_threads->addIncoming(visited_next, round_end);
   }
   b.CreateCondBr(counted ? inside_next : b.CreateICmpNE(inside_next, b.getInt32(0)), round, after);
-  if (full) {
+  if (full || counted_full) {
     SmallVector<BasicBlock*, 24> loop_blocks{threads, resume};
     loop_blocks.append(copies2.begin(), copies2.end());
     loop_blocks.push_back(iterated);
     loop_blocks.append(leaves.begin(), leaves.end());
     loop_blocks.push_back(next_thread);
     ValueToValueMapTy vm;
-    add_full_round(loop_blocks, where2, round_tail, round_end, all_in, visited_next, row_threads, vm);
-  }
-  if (counted_full) {
+    if (full) {
+      add_full_round(loop_blocks, where2, round_tail, round_end, all_in, visited_next, row_threads, vm);
+      return {rounds, back};
+    }
     // Every thread of the row is inside this round: the copy runs the iteration without
     // the test, and whether any thread stays for the next one is the smallest start's.
-    SmallVector<BasicBlock*, 24> loop_blocks{threads, resume};
-    loop_blocks.append(copies2.begin(), copies2.end());
-    loop_blocks.push_back(iterated);
-    loop_blocks.append(leaves.begin(), leaves.end());
-    loop_blocks.push_back(next_thread);
-    ValueToValueMapTy vm;
     add_full_round(loop_blocks, nullptr, round_tail, round_end, counted_all_in, nullptr, nullptr, vm);
     auto* copy_next = cast<Instruction>(vm[inside_next]);
     auto* copy_inside = cast<PHINode>(vm[inside]);
