@@ -19,6 +19,25 @@ bool uniform_scatter_enabled() {
   return config::switched_on("MIMIC_UNIFORM_SCATTER");
 }
 
+namespace {
+
+// `data` when it is a gather from one address (a splat of pointers) under `mask`, the
+// scatter's own, used by the scatter alone, with nothing that writes memory between the two:
+// the value the scatter stores is then that address's, loaded once where the scatter stores.
+IntrinsicInst* uniform_gather_for(Value* data, Value* mask, IntrinsicInst* scatter) {
+  auto* gather = dyn_cast<IntrinsicInst>(data);
+  if (!gather || gather->getIntrinsicID() != Intrinsic::masked_gather || !gather->hasOneUse() ||
+      gather->getArgOperand(1) != mask || !getSplatValue(gather->getArgOperand(0)) ||
+      gather->getParent() != scatter->getParent())
+    return nullptr;
+  for (Instruction* i = gather->getNextNode(); i != scatter; i = i->getNextNode())
+    if (i->mayWriteToMemory())
+      return nullptr;
+  return gather;
+}
+
+} // namespace
+
 PreservedAnalyses UniformScatters::run(Function& f, FunctionAnalysisManager&) {
   if (!uniform_scatter_enabled())
     return PreservedAnalyses::all();
@@ -32,6 +51,7 @@ PreservedAnalyses UniformScatters::run(Function& f, FunctionAnalysisManager&) {
     Value* data = scatter->getArgOperand(0);
     Value* address = getSplatValue(scatter->getArgOperand(1));
     Value* mask = scatter->getArgOperand(2);
+    IntrinsicInst* gather = uniform_gather_for(data, mask, scatter);
     const unsigned lanes = cast<FixedVectorType>(data->getType())->getNumElements();
     IRBuilder<> b(scatter);
     Type* bits_type = b.getIntNTy(lanes);
@@ -39,15 +59,27 @@ PreservedAnalyses UniformScatters::run(Function& f, FunctionAnalysisManager&) {
     Value* any = b.CreateICmpNE(bits, ConstantInt::get(bits_type, 0), "scatter.any");
     Instruction* then = SplitBlockAndInsertIfThen(any, scatter->getIterator(), false);
     b.SetInsertPoint(then);
-    // The highest set bit of a non-zero mask: lanes - 1 - its leading zeros.
-    Value* zeros = b.CreateBinaryIntrinsic(Intrinsic::ctlz, bits, b.getTrue());
-    Value* last = b.CreateSub(ConstantInt::get(bits_type, lanes - 1), zeros, "scatter.last");
-    Value* element = b.CreateExtractElement(data, last);
+    Value* element = nullptr;
+    if (gather) { // every active lane loaded the same address: one load of it
+      LoadInst* load = b.CreateLoad(data->getType()->getScalarType(), getSplatValue(gather->getArgOperand(0)),
+                                    "scatter.loaded");
+      load->setAlignment(gather->getParamAlign(0).valueOrOne());
+      load->copyMetadata(*gather, {LLVMContext::MD_noalias, LLVMContext::MD_alias_scope,
+                                   LLVMContext::MD_access_group, LLVMContext::MD_tbaa});
+      element = load;
+    } else {
+      // The highest set bit of a non-zero mask: lanes - 1 - its leading zeros.
+      Value* zeros = b.CreateBinaryIntrinsic(Intrinsic::ctlz, bits, b.getTrue());
+      Value* last = b.CreateSub(ConstantInt::get(bits_type, lanes - 1), zeros, "scatter.last");
+      element = b.CreateExtractElement(data, last);
+    }
     StoreInst* store = b.CreateStore(element, address);
     store->setAlignment(scatter->getParamAlign(1).valueOrOne());
     store->copyMetadata(*scatter, {LLVMContext::MD_noalias, LLVMContext::MD_alias_scope,
                                    LLVMContext::MD_access_group, LLVMContext::MD_tbaa});
     scatter->eraseFromParent();
+    if (gather)
+      gather->eraseFromParent();
   }
   return scatters.empty() ? PreservedAnalyses::all() : PreservedAnalyses::none();
 }

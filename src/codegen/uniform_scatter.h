@@ -7,7 +7,10 @@
 // the address: 16 element stores whatever the mask. A scatter stores its lanes in order
 // (LangRef: overlapping addresses from the least to the most significant lane), so the
 // address ends up with the highest active lane's value: where any lane is active, that
-// lane's element is stored, by one scalar store. Runs after the loop vectoriser.
+// lane's element is stored, by one scalar store. Where the stored vector is a gather from
+// one address under the same mask (`warp_sums[warp] = v`, v the warp's reduced value that
+// every lane reads from one slot), that address is loaded once instead. Runs after the
+// loop vectoriser.
 //   MIMIC_UNIFORM_SCATTER=0 turns it off (the JIT cache keys on it).
 #pragma once
 

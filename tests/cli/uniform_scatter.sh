@@ -5,8 +5,11 @@
 # tests/cli/parallel_loops.sh): `if (threadIdx.x == 0 && x > 0) tile[ty][0] = in[i - 1]`
 # and the threadIdx.x == 31 halo; on tests/codegen/warp_sum.ptx (see warp_chain.sh):
 # `if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = v`, a warp at a time.
-# MIMIC_UNIFORM_SCATTER=0 turns the pass off: the scatters are back, so the test sees the
-# pass itself. Behaviour: tests/cuda/uniform_stores.cu, stencil2d.cu, reduce_warp.cu.
+# There the stored v is the warp's reduced value, which every lane reads from one slot (a
+# gather from a splat address under the scatter's mask): it is loaded once
+# (`scatter.loaded`) and no gather is left. MIMIC_UNIFORM_SCATTER=0 turns the pass off:
+# the scatters are back, so the test sees the pass itself. Behaviour:
+# tests/cuda/uniform_stores.cu, stencil2d.cu, reduce_warp.cu.
 #   uniform_scatter.sh MIMIC HALO_TILE_PTX WARP_SUM_PTX
 set -eu
 mimic=$1
@@ -23,6 +26,13 @@ for ptx in "$@"; do
     fail "$name: no scatter to a splat address to begin with (the test no longer sees the case)"
   ! grep -q 'masked.scatter.*<16 x ptr> align [0-9]* %broadcast.splat' "$out/on.ll" ||
     fail "$name: a scatter to one address is left"
-  grep -q 'scatter.last' "$out/on.ll" || fail "$name: no store of the last active lane"
+  case $name in
+  warp_sum)
+    grep -q 'scatter.loaded' "$out/on.ll" || fail "$name: the warp's value is not loaded once"
+    ! grep -q 'call <[0-9]* x float> @llvm.masked.gather' "$out/on.ll" || fail "$name: a gather of one address is left"
+    grep -q 'call <[0-9]* x float> @llvm.masked.gather' "$out/off.ll" ||
+      fail "$name: no gather of one address to begin with (the test no longer sees the case)" ;;
+  *) grep -q 'scatter.last' "$out/on.ll" || fail "$name: no store of the last active lane" ;;
+  esac
 done
 echo "uniform_scatter.sh: ok"

@@ -1,8 +1,12 @@
 // Stores to one address made by some threads only, which the CPU backend turns from a
 // vector scatter into one store of the last active lane (codegen/uniform_scatter.h):
 // a halo cell written by the first and last thread of each row, one partial sum per warp
-// written by its lane 0, and an address several threads of one warp write, whose result
-// must be one of their values (which one is not defined in CUDA).
+// written by its lane 0, a block's total written by lane 0 of warp 0 from the value every
+// lane of it read from one slot (stored by one load of that slot), and an address several
+// threads of one warp write, whose result must be one of their values (which one is not
+// defined in CUDA). MIMIC_QUICK_TIER=0: every launch runs the optimised code, which has
+// the pass.
+// mimic-env: MIMIC_QUICK_TIER=0
 #include <vector>
 
 #include "check.h"
@@ -28,6 +32,25 @@ __global__ void warp_partials(const int* in, int* partials) {
   if (threadIdx.x % 32 == 0) sums[threadIdx.x / 32] = v;
   __syncthreads();
   if (threadIdx.x < blockDim.x / 32) partials[blockIdx.x * (blockDim.x / 32) + threadIdx.x] = sums[threadIdx.x];
+}
+
+// A block's sum (as layernorm's): warp sums through shared memory, then warp 0 sums those
+// and its lane 0 stores the total, which every lane of warp 0 read from one slot.
+__global__ void block_totals(const float* in, float* totals) {
+  __shared__ float warp_sums[32];
+  __shared__ float total;
+  float v = in[blockIdx.x * blockDim.x + threadIdx.x];
+  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+  unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (lane == 0) warp_sums[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < blockDim.x / 32 ? warp_sums[lane] : 0.0f;
+    for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+    if (lane == 0) total = v;
+  }
+  __syncthreads();
+  totals[blockIdx.x * blockDim.x + threadIdx.x] = total;
 }
 
 // Threads 3, 7, 11, ... of each block write the block's one slot.
@@ -68,6 +91,26 @@ int main() {
   CHECK_LAUNCH();
   CHECK(cudaMemcpy(partials.data(), dp, partials.size() * sizeof(int), cudaMemcpyDeviceToHost));
   expect_equal("warp_partials", partials.data(), wantp.data(), partials.size());
+
+  // Integers in floats: every order of summing gives the same totals.
+  std::vector<float> vf(blocks * threads), totals(blocks * threads), want_totals(blocks * threads);
+  for (int i = 0; i < blocks * threads; ++i)
+    vf[i] = float(vi[i]);
+  for (int b = 0; b < blocks; ++b) {
+    float sum = 0;
+    for (int t = 0; t < threads; ++t)
+      sum += vf[b * threads + t];
+    for (int t = 0; t < threads; ++t)
+      want_totals[b * threads + t] = sum;
+  }
+  float *dvf, *dt;
+  CHECK(cudaMalloc(&dvf, vf.size() * sizeof(float)));
+  CHECK(cudaMalloc(&dt, totals.size() * sizeof(float)));
+  CHECK(cudaMemcpy(dvf, vf.data(), vf.size() * sizeof(float), cudaMemcpyHostToDevice));
+  block_totals<<<blocks, threads>>>(dvf, dt);
+  CHECK_LAUNCH();
+  CHECK(cudaMemcpy(totals.data(), dt, totals.size() * sizeof(float), cudaMemcpyDeviceToHost));
+  expect_equal("block_totals", totals.data(), want_totals.data(), totals.size());
 
   std::vector<int> slots(blocks, -1);
   int* ds;
