@@ -1,4 +1,4 @@
-// mimic compile --target TARGET [--emit obj|asm|llvm] [--block X[,Y[,Z]]] IN.ptx -o OUT
+// mimic compile --target TARGET [--emit obj|asm|llvm] [--block X[,Y[,Z]]] [--cpu NAME] IN.ptx -o OUT
 //
 // Compiles a PTX file standalone, as a backend would at module load: for an AMD GPU
 // (`--target gfx1100`) into a linked AMDGPU code object (what hipModuleLoadData takes; its
@@ -6,6 +6,8 @@
 // relocatable object of this machine. `--emit asm|llvm` writes the assembly or the
 // optimised LLVM IR instead. `--block` (CPU) compiles each kernel's code for blocks of one
 // shape, as the JIT compiles a kernel's first optimised code for its first launch's shape.
+// `--cpu NAME` (CPU) compiles for another x86-64 CPU than this one (its features are the
+// CPU's own): what the code would be there, and tests that must not depend on the machine.
 #include <cstdio>
 #include <array>
 #include <cstring>
@@ -39,7 +41,8 @@ std::string amdgpu_targets() {
 int usage(FILE* out) {
   fprintf(
       out,
-      "usage: mimic compile --target TARGET [--emit obj|asm|llvm] [--block X[,Y[,Z]]] IN.ptx -o OUT\n"
+      "usage: mimic compile --target TARGET [--emit obj|asm|llvm] [--block X[,Y[,Z]]] [--cpu NAME]\n"
+      "                     IN.ptx -o OUT\n"
       "  --target cpu      this machine's CPU, as the CPU backend compiles (a relocatable object)\n"
       "  --target gfxNNNN  an AMD GPU: a linked code object (.hsaco) for the HIP runtime\n"
       "  --emit obj        the object or code object (default); asm: assembly; llvm: the optimised "
@@ -49,6 +52,8 @@ int usage(FILE* out) {
       "                    lays them out (one line each: NAME OFFSET:SIZE:ALIGN... shared=BYTES)\n"
       "  --block X,Y,Z     (cpu) code for blocks of that shape only, as the JIT compiles a kernel's\n"
       "                    first launch (symbols mimic_kernel_N.block.XxYxZ)\n"
+      "  --cpu NAME        (cpu) for that x86-64 CPU as LLVM names it (znver3, x86-64-v4, ...)\n"
+      "                    instead of this machine's\n"
       "AMD GPU targets: %s\n",
       amdgpu_targets().c_str());
   return out == stdout ? 0 : 2;
@@ -92,7 +97,7 @@ bool write_file(const std::string& path, const void* data, size_t size) {
 } // namespace
 
 int cmd_compile(const Args& args) {
-  std::string target, emit = "obj", input, output, block;
+  std::string target, emit = "obj", input, output, block, cpu_name;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&](std::string& into) {
@@ -116,6 +121,10 @@ int cmd_compile(const Args& args) {
       if (!value(block)) return 2;
     } else if (a.starts_with("--block=")) {
       block = a.substr(8);
+    } else if (a == "--cpu") {
+      if (!value(cpu_name)) return 2;
+    } else if (a.starts_with("--cpu=")) {
+      cpu_name = a.substr(6);
     } else if (a == "-o") {
       if (!value(output)) return 2;
     } else if (!a.empty() && a[0] == '-' && a != "-") {
@@ -153,6 +162,10 @@ int cmd_compile(const Args& args) {
       return 2;
     }
   }
+  if (!cpu_name.empty() && target != "cpu") {
+    fprintf(stderr, "mimic compile: --cpu is for --target cpu only\n");
+    return 2;
+  }
   auto text = read_text_file(input);
   if (!text) {
     fprintf(stderr, "mimic compile: %s\n", text.error().message().c_str());
@@ -178,7 +191,7 @@ int cmd_compile(const Args& args) {
     auto form = emit == "llvm"  ? cpu::CpuCodeForm::LlvmIr
                 : emit == "asm" ? cpu::CpuCodeForm::Assembly
                                 : cpu::CpuCodeForm::Object;
-    auto code = cpu::compile_cpu_code(*program.value(), form, shape);
+    auto code = cpu::compile_cpu_code(*program.value(), form, shape, cpu_name);
     if (!code) {
       fprintf(stderr, "mimic compile: %s\n", code.error().message().c_str());
       return 1;

@@ -3,6 +3,8 @@
 # compiles a kernel's first launch (codegen/block_shape.h): the code is named
 # SYMBOL.block.XxYxZ, and the row set-up's divisions by the block's width fold away
 # (stencil_tile.ptx: 8 divisions and remainders for any shape). A bad shape is refused.
+# `--cpu NAME` compiles for that x86-64 CPU instead of this one; a name LLVM does not know
+# is refused with the name.
 #   block_option.sh MIMIC STENCIL_TILE_PTX
 set -eu
 mimic=$1 ptx=$2
@@ -20,4 +22,11 @@ for bad in 0 2000 32,40 1,2,3,4 32, x; do
   "$mimic" compile --target cpu --block "$bad" "$ptx" -o /dev/null 2> /dev/null || status=$?
   [ "$status" -eq 2 ] || fail "--block $bad: exit status $status, not 2"
 done
+"$mimic" compile --target cpu --cpu znver3 --emit llvm "$ptx" -o - | grep -q '"target-cpu"="znver3"' ||
+  fail "--cpu znver3: the code is not for znver3"
+status=0
+"$mimic" compile --target cpu --cpu no-such-core "$ptx" -o /dev/null 2> "${TMPDIR:-/tmp}/cpu_option.$$" || status=$?
+grep -q "no-such-core" "${TMPDIR:-/tmp}/cpu_option.$$" || fail "--cpu no-such-core: the error does not name it"
+rm -f "${TMPDIR:-/tmp}/cpu_option.$$"
+[ "$status" -eq 1 ] || fail "--cpu no-such-core: exit status $status, not 1"
 echo "block_option.sh: ok ($divisions divisions for any shape, none for 32x8x1)"

@@ -12,13 +12,16 @@
 # serve the loads too). Behaviour: every tests/cuda program.
 #   block_prefetch.sh MIMIC ROW_SCALE_PTX TILED_GEMM_PTX BLOCK_SCAN_PTX
 set -eu
+# The code read here is an AVX-512 machine's (16-lane vectors, the vectoriser's gathers and
+# scatters) on any machine: `mimic compile --cpu sapphirerapids` with 512-bit vectors.
+export MIMIC_VECTOR_BITS=512
 mimic=$1
 fail() { echo "block_prefetch.sh: $*" >&2; exit 1; }
 
 # Write prefetches (llvm.prefetch with rw = 1, into L1) and read prefetches (rw = 0, into
 # L2) of the next block's lines in the optimised IR.
 prefetches() {
-  "$mimic" compile --target cpu --emit llvm "$2" -o - | grep -c "call void @llvm.prefetch.p0(ptr %next.block.line[0-9]*, $1, i32 1)" || true
+  "$mimic" compile --target cpu --cpu sapphirerapids --emit llvm "$2" -o - | grep -c "call void @llvm.prefetch.p0(ptr %next.block.line[0-9]*, $1, i32 1)" || true
 }
 write_prefetches() { prefetches 'i32 1, i32 3' "$1"; }
 read_prefetches() { prefetches 'i32 0, i32 2' "$1"; }
@@ -41,7 +44,7 @@ tiles=$(read_prefetches "$3")
 # Prefetch sites (the first line's prefetch of each) per kernel of block_scan.ptx:
 # "KERNEL rw" lines.
 sites() {
-  "$mimic" compile --target cpu --emit llvm "$4" -o - |
+  "$mimic" compile --target cpu --cpu sapphirerapids --emit llvm "$4" -o - |
     awk '/^define/ { k = $3 } /call void @llvm.prefetch.p0\(ptr %next.block.line[0-9]*, i32 [01], / { print k, $0 }' |
     sed -n 's/^@\(mimic_kernel_[0-9]*\)(.*ptr %next.block.line[0-9]*, i32 \([01]\),.*/\1 \2/p'
 }

@@ -6,9 +6,12 @@
 # Behaviour (results unchanged): tests/cuda/prefetch_ahead.cu.
 #   vector_prefetch.sh MIMIC PREFETCH_AHEAD_PTX
 set -eu
+# The code read here is an AVX-512 machine's (16-lane vectors, the vectoriser's gathers and
+# scatters) on any machine: `mimic compile --cpu sapphirerapids` with 512-bit vectors.
+export MIMIC_VECTOR_BITS=512
 mimic=$1
 fail() { echo "vector_prefetch.sh: $*" >&2; exit 1; }
-ir=$("$mimic" compile --target cpu --emit llvm "$2" -o -)
+ir=$("$mimic" compile --target cpu --cpu sapphirerapids --emit llvm "$2" -o -)
 echo "$ir" | grep -q 'call <[0-9]* x float> @llvm.masked.load' || fail "the thread loop was not vectorised"
 left=$(echo "$ir" | grep -c 'call void @mimic\.prefetch' || true)
 [ "$left" -eq 0 ] || fail "$left prefetch stand-in calls are left"

@@ -31,6 +31,7 @@
 #include <llvm/ExecutionEngine/ObjectCache.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
+#include <llvm/TargetParser/X86TargetParser.h>
 #include <llvm/ExecutionEngine/Orc/AbsoluteSymbols.h>
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -248,14 +249,21 @@ void define_special_registers(llvm::Module& m) {
 }
 
 // A TargetMachine for this machine's CPU as LLJIT makes them for JITLink (PIC, small code
-// model) at code generation level `level`, or null when LLVM cannot target it. A
+// model) at code generation level `level`, or null when LLVM cannot target it; with `cpu`,
+// for that x86-64 CPU instead (null when LLVM does not know it). A
 // TargetMachine is not safe to share between threads that compile at once (it caches
 // subtargets per function): each tier has its own.
-std::unique_ptr<llvm::TargetMachine> make_host_target(llvm::CodeGenOptLevel level) {
+std::unique_ptr<llvm::TargetMachine> make_host_target(llvm::CodeGenOptLevel level, const std::string& cpu = {}) {
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!jtmb) {
     llvm::consumeError(jtmb.takeError());
     return nullptr;
+  }
+  if (!cpu.empty()) { // another x86-64 CPU, with that CPU's own features (`mimic compile --cpu`)
+    if (!jtmb->getTargetTriple().isX86() || llvm::X86::parseArchX86(cpu, /*Only64Bit=*/true) == llvm::X86::CK_None)
+      return nullptr;
+    jtmb->setCPU(cpu);
+    jtmb->getFeatures() = llvm::SubtargetFeatures();
   }
   jtmb->setRelocationModel(llvm::Reloc::PIC_);
   jtmb->setCodeModel(llvm::CodeModel::Small);
@@ -933,7 +941,7 @@ void CpuCompiledProgram::install(size_t i, const Variant& v, const std::string& 
 }
 
 Result<std::string> compile_cpu_code(const runtime::Program& program, CpuCodeForm form,
-                                     const std::optional<std::array<uint32_t, 3>>& block) {
+                                     const std::optional<std::array<uint32_t, 3>>& block, const std::string& cpu) {
   initialise_llvm();
   std::lock_guard compile_lock(g_compile_mutex);
   auto lowered = codegen::lower(program, false);
@@ -944,7 +952,14 @@ Result<std::string> compile_cpu_code(const runtime::Program& program, CpuCodeFor
   if (block)
     for (const codegen::LoweredKernel& k : lp.kernels)
       shape_kernel(*lp.module, k.symbol, Variant{true, *block});
-  llvm::TargetMachine* tm = host_target();
+  std::unique_ptr<llvm::TargetMachine> named;
+  if (!cpu.empty()) {
+    named = make_host_target(llvm::CodeGenOptLevel::Default, cpu);
+    if (!named)
+      return Error("LLVM knows no x86-64 CPU named '" + cpu + "' (llc -march=x86-64 -mcpu=help lists them)",
+                   CUDA_ERROR_INVALID_VALUE);
+  }
+  llvm::TargetMachine* tm = named ? named.get() : host_target();
   if (!tm)
     return Error("LLVM cannot generate code for this machine's CPU", CUDA_ERROR_NOT_SUPPORTED);
   optimise(*lp.module, tm);
