@@ -21,6 +21,7 @@
 #include "codegen/block_prefetch.h"
 #include "codegen/loop_prefetch.h"
 #include "codegen/interleaved_scatter.h"
+#include "codegen/store_masks.h"
 #include "codegen/uniform_scatter.h"
 #include "support/file.h"
 #include "support/log.h"
@@ -153,6 +154,7 @@ std::string cache_key(const runtime::Program& program, bool check_memory) {
   add(codegen::counted_rounds_enabled() ? "counted-rounds=on" : "counted-rounds=off");
   add(codegen::row_unswitch_enabled() ? "row-unswitch=on" : "row-unswitch=off");
   add(codegen::uniform_scatter_enabled() ? "uniform-scatter=on" : "uniform-scatter=off");
+  add(std::string("store-masks=") + codegen::store_masks_setting());
   add(codegen::store_prefetch_enabled() ? "store-prefetch=on" : "store-prefetch=off");
   add(codegen::load_prefetch_enabled() ? "load-prefetch=on" : "load-prefetch=off");
   add(codegen::loop_prefetch_enabled() ? "loop-prefetch=on" : "loop-prefetch=off");
