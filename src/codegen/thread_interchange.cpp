@@ -1340,22 +1340,36 @@ void Interchanger::transform(Plan& p) {
   }
 
   // Part 1: the thread loop itself runs A; a thread reaching the inner loop stops there.
+  // The state byte and the values a thread takes into the loop are stored where the two
+  // paths meet, in `step`, whichever it took: a vectorised thread loop then stores them
+  // whole, where stores on the entering path alone were masked (and the state byte, which
+  // has no masked store, eight tested byte stores). A thread that did not enter leaves
+  // poison in its slots, which nothing reads (its state byte is 0).
   b.SetInsertPoint(&*header->getFirstInsertionPt());
   Value* at1 = index(b, p.iv);
-  b.CreateStore(b.getInt8(0), state_at(at1, b));
   Instruction* enter = p.preheader->getTerminator();
+  BasicBlock* entering = p.preheader;
   b.SetInsertPoint(enter);
+  b.CreateBr(step);
+  enter->eraseFromParent();
+  b.SetInsertPoint(step->getTerminator());
+  auto merged = [&](Value* v, Value* otherwise) {
+    PHINode* phi = PHINode::Create(v->getType(), 2, v->getName() + ".in", step->begin());
+    phi->addIncoming(v, entering);
+    phi->addIncoming(otherwise, p.latch);
+    return phi;
+  };
   SmallPtrSet<Instruction*, 16> stored;
   for (SetVector<Instruction*>* set : {&p.into_body, &p.into_after})
     for (Instruction* v : *set)
       if (!p.recomputed.count(v) && stored.insert(v).second)
-        b.CreateStore(v, slot(v, at1, b));
+        b.CreateStore(merged(v, PoisonValue::get(v->getType())), slot(v, at1, b));
   for (PHINode* phi : e.head_phis)
-    if (p.carry[phi] == Carry::Array)
-      b.CreateStore(phi->getIncomingValueForBlock(p.preheader), slot(phi, at1, b));
-  b.CreateStore(b.getInt8(kInside), state_at(at1, b));
-  b.CreateBr(step);
-  enter->eraseFromParent();
+    if (p.carry[phi] == Carry::Array) {
+      Value* v = phi->getIncomingValueForBlock(p.preheader);
+      b.CreateStore(merged(v, PoisonValue::get(v->getType())), slot(phi, at1, b));
+    }
+  b.CreateStore(merged(b.getInt8(kInside), b.getInt8(0)), state_at(at1, b));
   BasicBlock* part2 =
       counted ? choose_rounds(p, header, step, rounds, counted_rounds, after, e.lowest_start, e.highest_start) : rounds;
   for (unsigned k = 0; k < step_branch->getNumSuccessors(); ++k)
