@@ -16,6 +16,7 @@
 #include "backends/cpu/vector_width.h"
 #include "code_id.h"
 #include "codegen/parallel_loops.h"
+#include "codegen/row_guards.h"
 #include "codegen/row_unswitch.h"
 #include "codegen/thread_interchange.h"
 #include "codegen/block_prefetch.h"
@@ -153,6 +154,7 @@ std::string cache_key(const runtime::Program& program, bool check_memory) {
   add(codegen::full_rounds_enabled() ? "full-rounds=on" : "full-rounds=off");
   add(codegen::counted_rounds_enabled() ? "counted-rounds=on" : "counted-rounds=off");
   add(codegen::row_unswitch_enabled() ? "row-unswitch=on" : "row-unswitch=off");
+  add(codegen::row_guards_enabled() ? "row-guards=on" : "row-guards=off");
   add(codegen::uniform_scatter_enabled() ? "uniform-scatter=on" : "uniform-scatter=off");
   add(std::string("store-masks=") + codegen::store_masks_setting());
   add(codegen::store_prefetch_enabled() ? "store-prefetch=on" : "store-prefetch=off");

@@ -44,6 +44,7 @@
 #include <llvm/Passes/StandardInstrumentations.h>
 #include <llvm/Transforms/Scalar/SROA.h>
 #include <llvm/Transforms/Scalar/LoopPassManager.h>
+#include <llvm/Transforms/Utils/LoopSimplify.h>
 #include <llvm/Transforms/Scalar/LICM.h>
 #include <llvm/Transforms/Scalar/SimplifyCFG.h>
 #include <llvm/Transforms/InstCombine/InstCombine.h>
@@ -65,6 +66,7 @@
 #include "codegen/block_shape.h"
 #include "codegen/parallel_loops.h"
 #include "codegen/prefetch_calls.h"
+#include "codegen/row_guards.h"
 #include "codegen/row_unswitch.h"
 #include "codegen/block_prefetch.h"
 #include "codegen/interleaved_scatter.h"
@@ -349,6 +351,11 @@ void optimise(llvm::Module& m, llvm::TargetMachine* tm, Tier tier = Tier::Optimi
       fpm.addPass(codegen::InterchangeThreadLoops());
       fpm.addPass(codegen::ParallelThreadLoops());
       fpm.addPass(codegen::FoldBlockShape());
+      // Position tests made once per row, and the thread loops copied for rows where they
+      // all hold (row_guards.h).
+      fpm.addPass(llvm::LoopSimplifyPass());
+      fpm.addPass(codegen::HoistRowGuards());
+      fpm.addPass(llvm::createFunctionToLoopPassAdaptor(codegen::UnswitchThreadLoops(), /*UseMemorySSA=*/true));
     });
     pb.registerVectorizerEndEPCallback([](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) {
       fpm.addPass(codegen::UniformScatters());
