@@ -19,10 +19,10 @@ using namespace llvm;
 
 namespace {
 
-// A value that steps by one (up or down, modulo its width) from each iteration of the loop
-// to the next: an add recurrence of step +-1, a row-invariant value plus one, or one
-// extended to a wider type, so long as it does not wrap around in the row (`wraps`: the
-// values that must not, each checked before the loop where LLVM cannot tell).
+// A value that steps by a constant (up or down, modulo its width) from each iteration of the
+// loop to the next: an add recurrence (`4 * threadIdx.x + k` steps by 4), a row-invariant
+// value plus one, or one extended to a wider type, so long as it does not wrap around in
+// the row (`wraps`: the values that must not, each checked before the loop).
 struct Stepping {
   bool up;
   SmallVector<std::pair<const SCEV*, bool>, 2> wraps; // and whether signed
@@ -33,9 +33,11 @@ std::optional<Stepping> stepping(const SCEV* s, Loop& loop, ScalarEvolution& se,
     return std::nullopt;
   if (auto* rec = dyn_cast<SCEVAddRecExpr>(s)) {
     auto* step = rec->getLoop() == &loop && rec->isAffine() ? dyn_cast<SCEVConstant>(rec->getStepRecurrence(se)) : nullptr;
-    if (!step || !(step->getAPInt().isOne() || step->getAPInt().isAllOnes()))
+    // At most 1024 threads a row: with steps up to 2^16 the values span less than 2^26, so
+    // a value that wraps around comes out below (above) where it started.
+    if (!step || step->getAPInt().isZero() || step->getAPInt().abs().ugt(1u << 16))
       return std::nullopt;
-    return Stepping{step->getAPInt().isOne(), {}};
+    return Stepping{step->getAPInt().isStrictlyPositive(), {}};
   }
   if (auto* add = dyn_cast<SCEVAddExpr>(s)) {
     std::optional<Stepping> inner;

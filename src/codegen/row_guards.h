@@ -3,8 +3,9 @@
 // return`; stencil's `x > 0 && x + 1 < cols`) are settled for the whole row when they come
 // out the same for its first and last thread.
 //
-// Such a test compares a value that goes up (or down) by one from thread to thread with
-// one that is the same in the row, so over the row its outcome changes at most once. Before
+// Such a test compares a value that goes up (or down) by a constant step from thread to
+// thread (`i`, or scan's `4 * threadIdx.x + k` for a thread's k-th item) with one that is
+// the same in the row, so over the row its outcome changes at most once. Before
 // the loop, each test is made for the row's first and last thread, and, for each value that
 // must not wrap around between them, that it does not (`row.all.in`: every test comes out
 // as usual in the whole row). A branch on tests joined by `and` (usually true) then

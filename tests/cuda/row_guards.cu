@@ -2,7 +2,8 @@
 // (codegen/row_guards.h): `if (i < n)` with n inside a row, `if (i >= n) return`, a 2D
 // interior test `x > 0 && x + 1 < cols` beside a row-invariant one, a 32-bit index that
 // wraps around inside a row (the test passes at both ends, not between: the pass must
-// see the wrap), signed indices that go below zero, and threads counted downwards.
+// see the wrap), a thread's four items (a step of 4 between threads, as bench scan's
+// tiles), signed indices that go below zero, and threads counted downwards.
 // MIMIC_QUICK_TIER=0: every launch runs the optimised code, which has the pass.
 // mimic-env: MIMIC_QUICK_TIER=0
 #include <climits>
@@ -41,6 +42,16 @@ __global__ void wrapping(int* flags, unsigned start, unsigned n) {
 __global__ void signed_from(int* out, int shift) {
   int k = int(blockIdx.x * blockDim.x + threadIdx.x) - shift;
   if (k >= 0) out[k] = k * 2;
+}
+
+// Four items a thread, as bench scan's tiles: base + k steps by 4 from thread to thread.
+__global__ void four_items(unsigned* out, const unsigned* in, size_t n) {
+  size_t base = size_t(blockIdx.x) * blockDim.x * 4 + threadIdx.x * 4;
+  unsigned items[4];
+  for (unsigned k = 0; k < 4; ++k)
+    items[k] = base + k < n ? in[base + k] : 0;
+  for (unsigned k = 0; k < 4; ++k)
+    if (base + k < n) out[base + k] = items[k] * 3 + (k == 3 ? items[0] : 0);
 }
 
 // Counted downwards: j = last - thread; j < n in the upper threads only.
@@ -124,5 +135,23 @@ int main() {
   }
   expect_equal("signed_from", got_signed.data(), want_signed.data(), got_signed.size());
   expect_equal("downwards", got_down.data(), want_down.data(), got_down.size());
+  {
+    const size_t items = 4 * total, n4 = items - 1000 - 3; // ends inside a block, mid-thread
+    std::vector<unsigned> in4(items), out4(items, 5u), want4(items, 5u);
+    for (size_t i = 0; i < items; ++i)
+      in4[i] = unsigned(i * 7 + 1);
+    unsigned *din4, *dout4;
+    CHECK(cudaMalloc(&din4, items * sizeof(unsigned)));
+    CHECK(cudaMalloc(&dout4, items * sizeof(unsigned)));
+    CHECK(cudaMemcpy(din4, in4.data(), items * sizeof(unsigned), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(dout4, out4.data(), items * sizeof(unsigned), cudaMemcpyHostToDevice));
+    four_items<<<blocks, threads>>>(dout4, din4, n4);
+    CHECK(cudaGetLastError());
+    CHECK(cudaMemcpy(out4.data(), dout4, items * sizeof(unsigned), cudaMemcpyDeviceToHost));
+    for (size_t b = 0; b < items; b += 4)
+      for (size_t k = 0; k < 4; ++k)
+        if (b + k < n4) want4[b + k] = in4[b + k] * 3 + (k == 3 ? in4[b] : 0);
+    expect_equal("four_items", out4.data(), want4.data(), items);
+  }
   return report("row_guards");
 }
