@@ -9,6 +9,8 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/PatternMatch.h>
+#include <llvm/IR/CFG.h>
 #include <llvm/Transforms/Utils/BasicBlockUtils.h>
 
 namespace mimic::codegen {
@@ -36,11 +38,116 @@ IntrinsicInst* uniform_gather_for(Value* data, Value* mask, IntrinsicInst* scatt
   return gather;
 }
 
+// Where the target has no scatter (AVX2), the vectoriser stores such lanes one by one: a
+// chain of blocks, lane k's testing `extractelement mask, k` and, when set, storing
+// `extractelement data, k` to the one address. A chain that starts at `head` (lane 0's
+// test ends it), storing every lane in order to one pointer with nothing else in its
+// blocks: the block it ends in (where lane N-1's store and skip meet), its first store, the
+// mask and the data.
+struct StoreChain {
+  BasicBlock* end;
+  StoreInst* first;
+  Value* mask;
+  Value* data;
+  SmallVector<BasicBlock*, 32> blocks; // the chain's blocks after `head`, `end` not among them
+};
+
+std::optional<StoreChain> store_chain(BasicBlock& head) {
+  using namespace PatternMatch;
+  auto* branch = dyn_cast<BranchInst>(head.getTerminator());
+  Value* mask;
+  if (!branch || !branch->isConditional() || !match(branch->getCondition(), m_ExtractElt(m_Value(mask), m_Zero())))
+    return std::nullopt;
+  auto* type = dyn_cast<FixedVectorType>(mask->getType());
+  if (!type || type->getNumElements() < 2 || type->getNumElements() > 64)
+    return std::nullopt;
+  const unsigned lanes = type->getNumElements();
+  StoreChain chain{nullptr, nullptr, mask, nullptr, {}};
+  Value* pointer = nullptr;
+  BasicBlock* at = &head;
+  for (unsigned k = 0; k < lanes; ++k) {
+    auto* test = cast<BranchInst>(at->getTerminator());
+    uint64_t lane;
+    Value* of;
+    if (!test->isConditional() || !match(test->getCondition(), m_ExtractElt(m_Value(of), m_ConstantInt(lane))) ||
+        of != mask || lane != k)
+      return std::nullopt;
+    BasicBlock* store_block = test->getSuccessor(0);
+    BasicBlock* skip = test->getSuccessor(1);
+    // The store's block: the data's lane k, the store, the branch to `skip`.
+    if (store_block->size() != 3 || store_block->getSinglePredecessor() != at ||
+        store_block->getSingleSuccessor() != skip)
+      return std::nullopt;
+    auto* element = dyn_cast<ExtractElementInst>(&store_block->front());
+    auto* store = dyn_cast<StoreInst>(element ? element->getNextNode() : nullptr);
+    Value* data;
+    uint64_t data_lane;
+    if (!store || store->getValueOperand() != element || !store->isSimple() ||
+        !match(element, m_ExtractElt(m_Value(data), m_ConstantInt(data_lane))) || data_lane != k ||
+        (chain.data && chain.data != data) || (pointer && pointer != store->getPointerOperand()))
+      return std::nullopt;
+    chain.data = data;
+    pointer = store->getPointerOperand();
+    if (!chain.first)
+      chain.first = store;
+    // `skip` joins the two and, but for the last lane, holds the next lane's test alone.
+    if (!skip->phis().empty() || pred_size(skip) != 2)
+      return std::nullopt;
+    chain.blocks.push_back(store_block);
+    if (k + 1 == lanes) {
+      chain.end = skip;
+      return chain;
+    }
+    if (skip->size() != 2)
+      return std::nullopt;
+    chain.blocks.push_back(skip);
+    at = skip;
+  }
+  return std::nullopt;
+}
+
+// The chain's stores made as one: the highest set lane's element, if any lane is set.
+void join_chain(BasicBlock& head, StoreChain& chain) {
+  auto* type = cast<FixedVectorType>(chain.mask->getType());
+  const unsigned lanes = type->getNumElements();
+  LLVMContext& ctx = head.getContext();
+  BasicBlock* store_block = BasicBlock::Create(ctx, "scatter.one", head.getParent(), chain.end);
+  Instruction* old = head.getTerminator();
+  IRBuilder<> b(old);
+  Type* bits_type = b.getIntNTy(lanes);
+  Value* bits = b.CreateBitCast(chain.mask, bits_type, "scatter.lanes");
+  b.CreateCondBr(b.CreateICmpNE(bits, ConstantInt::get(bits_type, 0), "scatter.any"), store_block, chain.end);
+  old->eraseFromParent();
+  b.SetInsertPoint(store_block);
+  Value* zeros = b.CreateBinaryIntrinsic(Intrinsic::ctlz, bits, b.getTrue());
+  Value* last = b.CreateSub(ConstantInt::get(bits_type, lanes - 1), zeros, "scatter.last");
+  StoreInst* store = b.CreateStore(b.CreateExtractElement(chain.data, last), chain.first->getPointerOperand());
+  store->setAlignment(chain.first->getAlign());
+  store->copyMetadata(*chain.first, {LLVMContext::MD_noalias, LLVMContext::MD_alias_scope,
+                                     LLVMContext::MD_access_group, LLVMContext::MD_tbaa});
+  b.CreateBr(chain.end);
+  DeleteDeadBlocks(chain.blocks);
+}
+
 } // namespace
 
 PreservedAnalyses UniformScatters::run(Function& f, FunctionAnalysisManager&) {
   if (!uniform_scatter_enabled())
     return PreservedAnalyses::all();
+  bool joined = false;
+  SmallVector<BasicBlock*, 16> heads;
+  for (BasicBlock& bb : f)
+    heads.push_back(&bb);
+  SmallPtrSet<BasicBlock*, 32> gone;
+  for (BasicBlock* head : heads) {
+    if (gone.count(head))
+      continue;
+    if (std::optional<StoreChain> chain = store_chain(*head)) {
+      gone.insert(chain->blocks.begin(), chain->blocks.end());
+      join_chain(*head, *chain);
+      joined = true;
+    }
+  }
   SmallVector<IntrinsicInst*, 8> scatters;
   for (BasicBlock& bb : f)
     for (Instruction& i : bb)
@@ -81,7 +188,7 @@ PreservedAnalyses UniformScatters::run(Function& f, FunctionAnalysisManager&) {
     if (gather)
       gather->eraseFromParent();
   }
-  return scatters.empty() ? PreservedAnalyses::all() : PreservedAnalyses::none();
+  return scatters.empty() && !joined ? PreservedAnalyses::all() : PreservedAnalyses::none();
 }
 
 } // namespace mimic::codegen

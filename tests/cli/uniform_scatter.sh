@@ -8,7 +8,10 @@
 # There the stored v is the warp's reduced value, which every lane reads from one slot (a
 # gather from a splat address under the scatter's mask): it is loaded once
 # (`scatter.loaded`) and no gather is left. MIMIC_UNIFORM_SCATTER=0 turns the pass off:
-# the scatters are back, so the test sees the pass itself. Behaviour:
+# the scatters are back, so the test sees the pass itself. Without AVX-512 (`--cpu znver3`)
+# the vectoriser stores such lanes one by one, each under a test of its mask bit (a chain
+# of `pred.store.if` blocks); halo_tile's chains to one address become one store of the
+# highest set lane (`scatter.one`). Behaviour:
 # tests/cuda/uniform_stores.cu, stencil2d.cu, reduce_warp.cu.
 #   uniform_scatter.sh MIMIC HALO_TILE_PTX WARP_SUM_PTX
 set -eu
@@ -38,4 +41,9 @@ for ptx in "$@"; do
   *) grep -q 'scatter.last' "$out/on.ll" || fail "$name: no store of the last active lane" ;;
   esac
 done
+halo=$1
+MIMIC_VECTOR_BITS= "$mimic" compile --target cpu --cpu znver3 --emit llvm "$halo" -o "$out/avx2.ll"
+MIMIC_VECTOR_BITS= MIMIC_UNIFORM_SCATTER=0 "$mimic" compile --target cpu --cpu znver3 --emit llvm "$halo" -o "$out/avx2_off.ll"
+grep -q '^pred.store.if' "$out/avx2_off.ll" || fail "znver3: no lane-by-lane stores to begin with (the test no longer sees the case)"
+grep -q '^scatter.one' "$out/avx2.ll" || fail "znver3: the lane-by-lane stores to one address are not one store"
 echo "uniform_scatter.sh: ok"
