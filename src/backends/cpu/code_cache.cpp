@@ -22,6 +22,7 @@
 #include "codegen/block_prefetch.h"
 #include "codegen/loop_prefetch.h"
 #include "codegen/interleaved_scatter.h"
+#include "codegen/lane_steps.h"
 #include "codegen/store_masks.h"
 #include "codegen/uniform_scatter.h"
 #include "support/file.h"
@@ -157,6 +158,7 @@ std::string cache_key(const runtime::Program& program, bool check_memory) {
   add(codegen::row_guards_enabled() ? "row-guards=on" : "row-guards=off");
   add(codegen::uniform_scatter_enabled() ? "uniform-scatter=on" : "uniform-scatter=off");
   add(std::string("store-masks=") + codegen::store_masks_setting());
+  add(codegen::lane_steps_enabled() ? "lane-steps=on" : "lane-steps=off");
   add(codegen::store_prefetch_enabled() ? "store-prefetch=on" : "store-prefetch=off");
   add(codegen::load_prefetch_enabled() ? "load-prefetch=on" : "load-prefetch=off");
   add(codegen::loop_prefetch_enabled() ? "loop-prefetch=on" : "loop-prefetch=off");

@@ -70,6 +70,7 @@
 #include "codegen/row_unswitch.h"
 #include "codegen/block_prefetch.h"
 #include "codegen/interleaved_scatter.h"
+#include "codegen/lane_steps.h"
 #include "codegen/store_masks.h"
 #include "codegen/uniform_scatter.h"
 #include "codegen/thread_interchange.h"
@@ -359,6 +360,7 @@ void optimise(llvm::Module& m, llvm::TargetMachine* tm, Tier tier = Tier::Optimi
     });
     pb.registerVectorizerEndEPCallback([](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) {
       fpm.addPass(codegen::UniformScatters());
+      fpm.addPass(codegen::SplatLaneSteps());
       fpm.addPass(codegen::BranchOnStoreMasks());
       fpm.addPass(codegen::JoinInterleavedScatters());
       fpm.addPass(codegen::PrefetchNextBlock());
