@@ -38,6 +38,18 @@ IntrinsicInst* uniform_gather_for(Value* data, Value* mask, IntrinsicInst* scatt
   return gather;
 }
 
+// The element of `data` in the highest lane set in `bits` (a non-zero mask as an integer):
+// where a scatter to one address, lanes stored in order, leaves memory.
+Value* last_set_lane(IRBuilder<>& b, Value* bits, unsigned lanes, Value* data) {
+  Value* zeros = b.CreateBinaryIntrinsic(Intrinsic::ctlz, bits, b.getTrue());
+  Value* last = b.CreateSub(ConstantInt::get(bits->getType(), lanes - 1), zeros, "scatter.last");
+  return b.CreateExtractElement(data, last);
+}
+
+// The metadata a single store (or load) keeps from the vector access it replaces.
+constexpr unsigned kKeptMetadata[] = {LLVMContext::MD_noalias, LLVMContext::MD_alias_scope,
+                                      LLVMContext::MD_access_group, LLVMContext::MD_tbaa};
+
 // Where the target has no scatter (AVX2), the vectoriser stores such lanes one by one: a
 // chain of blocks, lane k's testing `extractelement mask, k` and, when set, storing
 // `extractelement data, k` to the one address. A chain that starts at `head` (lane 0's
@@ -119,12 +131,9 @@ void join_chain(BasicBlock& head, StoreChain& chain) {
   b.CreateCondBr(b.CreateICmpNE(bits, ConstantInt::get(bits_type, 0), "scatter.any"), store_block, chain.end);
   old->eraseFromParent();
   b.SetInsertPoint(store_block);
-  Value* zeros = b.CreateBinaryIntrinsic(Intrinsic::ctlz, bits, b.getTrue());
-  Value* last = b.CreateSub(ConstantInt::get(bits_type, lanes - 1), zeros, "scatter.last");
-  StoreInst* store = b.CreateStore(b.CreateExtractElement(chain.data, last), chain.first->getPointerOperand());
+  StoreInst* store = b.CreateStore(last_set_lane(b, bits, lanes, chain.data), chain.first->getPointerOperand());
   store->setAlignment(chain.first->getAlign());
-  store->copyMetadata(*chain.first, {LLVMContext::MD_noalias, LLVMContext::MD_alias_scope,
-                                     LLVMContext::MD_access_group, LLVMContext::MD_tbaa});
+  store->copyMetadata(*chain.first, kKeptMetadata);
   b.CreateBr(chain.end);
   DeleteDeadBlocks(chain.blocks);
 }
@@ -171,19 +180,14 @@ PreservedAnalyses UniformScatters::run(Function& f, FunctionAnalysisManager&) {
       LoadInst* load = b.CreateLoad(data->getType()->getScalarType(), getSplatValue(gather->getArgOperand(0)),
                                     "scatter.loaded");
       load->setAlignment(gather->getParamAlign(0).valueOrOne());
-      load->copyMetadata(*gather, {LLVMContext::MD_noalias, LLVMContext::MD_alias_scope,
-                                   LLVMContext::MD_access_group, LLVMContext::MD_tbaa});
+      load->copyMetadata(*gather, kKeptMetadata);
       element = load;
     } else {
-      // The highest set bit of a non-zero mask: lanes - 1 - its leading zeros.
-      Value* zeros = b.CreateBinaryIntrinsic(Intrinsic::ctlz, bits, b.getTrue());
-      Value* last = b.CreateSub(ConstantInt::get(bits_type, lanes - 1), zeros, "scatter.last");
-      element = b.CreateExtractElement(data, last);
+      element = last_set_lane(b, bits, lanes, data);
     }
     StoreInst* store = b.CreateStore(element, address);
     store->setAlignment(scatter->getParamAlign(1).valueOrOne());
-    store->copyMetadata(*scatter, {LLVMContext::MD_noalias, LLVMContext::MD_alias_scope,
-                                   LLVMContext::MD_access_group, LLVMContext::MD_tbaa});
+    store->copyMetadata(*scatter, kKeptMetadata);
     scatter->eraseFromParent();
     if (gather)
       gather->eraseFromParent();
