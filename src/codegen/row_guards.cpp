@@ -90,7 +90,7 @@ struct Test {
 
 std::optional<Test> position_test(Value* v, Loop& loop, ScalarEvolution& se) {
   auto* compare = dyn_cast<ICmpInst>(v);
-  if (!compare || !compare->isRelational() || !loop.contains(compare) ||
+  if (!compare || !loop.contains(compare) ||
       !compare->getOperand(0)->getType()->isIntegerTy())
     return std::nullopt;
   const unsigned bits = compare->getOperand(0)->getType()->getIntegerBitWidth();
@@ -127,8 +127,10 @@ void leaves_of(Value* cond, bool join_and, SmallVectorImpl<Value*>& leaves, unsi
 
 // What a lone test usually says in a row, with the stepping value going up: below a bound,
 // true (`i < n`); above a bound that is a constant, true (`x > 0`); above one that is not,
-// false (`if (i >= n) return`).
+// false (`if (i >= n) return`); different, true (`x != 0`: one thread of the grid differs).
 bool usually_holds(const Test& t) {
+  if (ICmpInst::isEquality(t.predicate))
+    return t.predicate == ICmpInst::ICMP_NE;
   const CmpPredicate p = t.steps.up ? t.predicate : CmpPredicate(ICmpInst::getSwappedPredicate(t.predicate));
   const bool above = ICmpInst::isGT(p) || ICmpInst::isGE(p);
   return !above || isa<SCEVConstant>(t.bound);
@@ -144,7 +146,7 @@ struct Guarded {
 
 // Makes `g`'s branch go on its tests alone, where a row's `all` settles them, and on the
 // rest after: for `and`, `bb: br (all || tests), rest, false-side; rest: br rest...`.
-void rewrite(Guarded& g, Value* all, Value* not_all, Loop& loop, LoopInfo& li, DominatorTree& dt) {
+void rewrite(Guarded& g, Value* all, Loop& loop, LoopInfo& li, DominatorTree& dt) {
   BranchInst* branch = g.branch;
   BasicBlock* bb = branch->getParent();
   IRBuilder<> b(branch);
@@ -155,7 +157,7 @@ void rewrite(Guarded& g, Value* all, Value* not_all, Loop& loop, LoopInfo& li, D
     return v;
   };
   Value* tests = join(g.tests);
-  Value* guarded = g.holds ? b.CreateOr(all, tests, "row.guarded") : b.CreateAnd(not_all, tests, "row.guarded");
+  Value* guarded = g.holds ? b.CreateOr(all, tests, "row.guarded") : b.CreateAnd(b.CreateNot(all, "row.not.all.in"), tests, "row.guarded");
   if (g.rest.empty()) {
     branch->setCondition(guarded);
     return;
@@ -212,6 +214,10 @@ bool guard_loop(Loop& loop, ScalarEvolution& se, LoopInfo& li, DominatorTree& dt
       std::optional<Test> t = position_test(leaf, loop, se);
       if (t && !holds)
         t->predicate = ICmpInst::getInverseCmpPredicate(t->predicate);
+      // An equality that has to hold in the whole row holds in rows of one thread only: it
+      // goes with the rest (`threadIdx.x == 0` joined with `x > 0`).
+      if (t && t->predicate == ICmpInst::ICMP_EQ)
+        t.reset();
       if (t) {
         g.tests.push_back(leaf);
         of_branch.push_back(*t);
@@ -244,8 +250,16 @@ bool guard_loop(Loop& loop, ScalarEvolution& se, LoopInfo& li, DominatorTree& dt
     Value* first = expand(at_iteration(t.value, zero, loop, se));
     Value* last = expand(at_iteration(t.value, taken, loop, se));
     b.SetInsertPoint(at);
-    all = b.CreateAnd(all, b.CreateICmp(t.predicate, first, bound));
-    all = b.CreateAnd(all, b.CreateICmp(t.predicate, last, bound));
+    if (t.predicate == ICmpInst::ICMP_NE) {
+      // The value goes through [first, last] (or [last, first]) without wrapping around
+      // (checked below): no thread of the row meets a bound outside it.
+      Value* low = t.steps.up ? first : last;
+      Value* high = t.steps.up ? last : first;
+      all = b.CreateAnd(all, b.CreateOr(b.CreateICmpULT(bound, low), b.CreateICmpUGT(bound, high)));
+    } else {
+      all = b.CreateAnd(all, b.CreateICmp(t.predicate, first, bound));
+      all = b.CreateAnd(all, b.CreateICmp(t.predicate, last, bound));
+    }
     for (auto [value, is_signed] : t.steps.wraps) {
       Value* low = expand(at_iteration(value, t.steps.up ? zero : taken, loop, se));
       Value* high = expand(at_iteration(value, t.steps.up ? taken : zero, loop, se));
@@ -253,12 +267,13 @@ bool guard_loop(Loop& loop, ScalarEvolution& se, LoopInfo& li, DominatorTree& dt
       all = b.CreateAnd(all, b.CreateICmp(is_signed ? ICmpInst::ICMP_SLE : ICmpInst::ICMP_ULE, low, high));
     }
   }
-  all->setName("row.all.in");
+  // Frozen here, so that unswitching branches on this value and settles every use of it in
+  // the copies it makes (their `!row.all.in` included, which is made in the loop).
   b.SetInsertPoint(at);
-  Value* not_all = b.CreateNot(all, "row.not.all.in");
+  all = b.CreateFreeze(all, "row.all.in");
   expander.clear();
   for (Guarded& g : branches)
-    rewrite(g, all, not_all, loop, li, dt);
+    rewrite(g, all, loop, li, dt);
   se.forgetLoop(&loop);
   return true;
 }

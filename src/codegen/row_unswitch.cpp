@@ -23,15 +23,15 @@ namespace {
 // took 149-164 ms instead of 164-177. Scaling from the third candidate on keeps
 // transpose's four unrolled `y + j < rows` tests from making 10 vector loops (first launch
 // 88-94 ms instead of 49-54; with the scaling 60-64, and its time as before).
-constexpr std::pair<const char*, int> kLimits[] = {{"unswitch-threshold", 150},
-                                                   {"unswitch-num-initial-unscaled-candidates", 2}};
 
-// Sets LLVM's options `kLimits` names while it lives, except those MIMIC_LLVM_OPTIONS set
+// Sets LLVM's options (the limits above) while it lives, except those MIMIC_LLVM_OPTIONS set
 // (compiles run one at a time, jit.cpp).
 class Limits {
 public:
-  Limits() {
-    for (auto [name, value] : kLimits) {
+  explicit Limits(int threshold) {
+    const std::pair<const char*, int> limits[] = {{"unswitch-threshold", threshold},
+                                                  {"unswitch-num-initial-unscaled-candidates", 2}};
+    for (auto [name, value] : limits) {
       llvm::cl::Option* option = llvm::cl::getRegisteredOptions().lookup(name);
       if (option && option->getNumOccurrences() == 0 && !option->addOccurrence(0, name, std::to_string(value)))
         set_.push_back(option);
@@ -59,7 +59,7 @@ llvm::PreservedAnalyses UnswitchThreadLoops::run(llvm::Loop& loop, llvm::LoopAna
   if (!is_thread_loop(loop) || !row_unswitch_enabled())
     return llvm::PreservedAnalyses::all();
   // Trivial unswitching already ran in -O2's pipeline; this adds the copies.
-  Limits limits;
+  Limits limits(threshold_);
   return llvm::SimpleLoopUnswitchPass(/*NonTrivial=*/true, /*Trivial=*/false).run(loop, am, ar, updater);
 }
 

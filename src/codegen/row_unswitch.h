@@ -29,9 +29,21 @@ namespace mimic::codegen {
 // MIMIC_ROW_UNSWITCH=0 turns the pass off (for comparisons); the JIT cache keys on it.
 bool row_unswitch_enabled();
 
+// `threshold`: LLVM's unswitch-threshold for this run, unless MIMIC_LLVM_OPTIONS sets it.
+// The run after row_guards.h's tests copies thread loops whose rows lie wholly inside
+// (`row.all.in`) at a higher cost: stencil's tile loads, three loops of some 60
+// instructions (halo rows and the others), are each copied only from about 300; at 150
+// the rows loaded the tile with masks (stencil at 1 MiB, one worker: 465-492 us a launch,
+// 329-333 at 500; transpose 270-279 -> 205-213, scan 1154-1184 -> 1048-1097), for twice
+// the code in transpose (14 -> 28 KB; its optimised code compiles in 510 ms, not 250).
 struct UnswitchThreadLoops : llvm::PassInfoMixin<UnswitchThreadLoops> {
+  static constexpr int kRowThreshold = 150, kRowGuardsThreshold = 500;
+  explicit UnswitchThreadLoops(int threshold = kRowThreshold) : threshold_(threshold) {}
   llvm::PreservedAnalyses run(llvm::Loop& loop, llvm::LoopAnalysisManager& am,
                               llvm::LoopStandardAnalysisResults& ar, llvm::LPMUpdater& updater);
+
+private:
+  int threshold_;
 };
 
 } // namespace mimic::codegen

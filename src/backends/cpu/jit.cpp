@@ -356,7 +356,8 @@ void optimise(llvm::Module& m, llvm::TargetMachine* tm, Tier tier = Tier::Optimi
       // all hold (row_guards.h).
       fpm.addPass(llvm::LoopSimplifyPass());
       fpm.addPass(codegen::HoistRowGuards());
-      fpm.addPass(llvm::createFunctionToLoopPassAdaptor(codegen::UnswitchThreadLoops(), /*UseMemorySSA=*/true));
+      fpm.addPass(llvm::createFunctionToLoopPassAdaptor(
+          codegen::UnswitchThreadLoops(codegen::UnswitchThreadLoops::kRowGuardsThreshold), /*UseMemorySSA=*/true));
     });
     pb.registerVectorizerEndEPCallback([](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) {
       fpm.addPass(codegen::UniformScatters());

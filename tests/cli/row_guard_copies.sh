@@ -1,0 +1,33 @@
+#!/bin/sh
+# Row guards in tests/codegen/stencil_tile.ptx, for its 32x8 blocks (codegen/row_guards.h,
+# row_unswitch.h):
+# - `x == 0` (from `x > 0`) is settled for rows that do not hold x = 0, so the copy of the
+#   computing loop for inner rows loads the five tile cells as whole vectors, without masks
+#   (before, the four neighbours stayed masked in every row);
+# - the tile-loading loop gets a copy for inner rows in each of its three forms (the halo
+#   rows and the others): whole-vector loads and stores, the unswitching after the row
+#   guards allowing a cost of 500 (at 150 only one form was copied).
+#   row_guard_copies.sh MIMIC STENCIL_TILE_PTX
+set -eu
+mimic=$1
+ptx=$2
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+fail() { echo "row_guard_copies.sh: $*" >&2; exit 1; }
+export MIMIC_QUICK_TIER=0
+"$mimic" compile --target cpu --block 32,8 --emit llvm "$ptx" -o "$out/k.ll"
+# One line per vector loop: fma calls, masked loads, whole float-vector loads and stores.
+awk '/^[A-Za-z0-9._$"]+:/ { name = $1; body = (name ~ /^vector\.body/) }
+     body && /@llvm\.fma/ { fma[name]++ }
+     body && /@llvm\.masked\.load/ { masked[name]++ }
+     body && /= load <[0-9]+ x float>/ { loads[name]++ }
+     body && /store <[0-9]+ x float>/ { stores[name]++ }
+     body { seen[name] = 1 }
+     END { for (n in seen) print n, fma[n] + 0, masked[n] + 0, loads[n] + 0, stores[n] + 0 }' \
+  "$out/k.ll" > "$out/loops"
+[ -s "$out/loops" ] || fail "no vector loop"
+awk '$2 > 0 && $3 == 0 && $4 >= 5' "$out/loops" | grep -q . ||
+  fail "no computing loop that loads the tile without masks: $(tr '\n' ';' < "$out/loops")"
+copies=$(awk '$2 == 0 && $4 >= 1 && $5 >= 1' "$out/loops" | wc -l)
+[ "$copies" -ge 3 ] || fail "$copies tile-loading loops with whole-vector loads and stores, expected 3 or more"
+echo "row_guard_copies.sh: ok ($copies tile-loading copies)"
