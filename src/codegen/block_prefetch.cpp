@@ -17,7 +17,7 @@
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/Transforms/Utils/ScalarEvolutionExpander.h>
 
-#include "codegen/block_state.h"
+#include "codegen/block_registers.h"
 #include "codegen/vector_lanes.h"
 
 namespace mimic::codegen {
@@ -30,20 +30,13 @@ namespace {
 // block's in the same run.
 constexpr int64_t kFarStride = 4096;
 
-// The loads of %ctaid.x: block->sreg[CtaidX], with %block the kernel's second argument.
+// The loads of %ctaid.x: block->sreg[CtaidX].
 SmallVector<LoadInst*, 4> ctaid_x_loads(Function& f) {
   SmallVector<LoadInst*, 4> loads;
-  Argument* block = f.getArg(1);
-  const DataLayout& dl = f.getDataLayout();
-  const int64_t want = int64_t(offsetof(BlockState, sreg) + sizeof(uint32_t) * size_t(SpecialRegister::CtaidX));
   for (BasicBlock& bb : f)
     for (Instruction& i : bb)
-      if (auto* load = dyn_cast<LoadInst>(&i); load && load->getType()->isIntegerTy(32)) {
-        APInt offset(dl.getIndexTypeSizeInBits(load->getPointerOperandType()), 0);
-        const Value* base = load->getPointerOperand()->stripAndAccumulateConstantOffsets(dl, offset, true);
-        if (base == block && offset.getSExtValue() == want)
-          loads.push_back(load);
-      }
+      if (block_register_read(&i) == SpecialRegister::CtaidX)
+        loads.push_back(cast<LoadInst>(&i));
   return loads;
 }
 

@@ -1,5 +1,6 @@
 // A thread loop's position tests, made once for the whole row (see row_guards.h).
 #include "codegen/row_guards.h"
+#include "codegen/block_registers.h"
 #include "codegen/thread_interchange.h"
 #include "support/config.h"
 
@@ -11,7 +12,11 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/PatternMatch.h>
+#include <llvm/Support/raw_ostream.h>
 #include <llvm/Transforms/Utils/ScalarEvolutionExpander.h>
+
+#include <cstdlib>
+#include <string_view>
 
 namespace mimic::codegen {
 
@@ -105,6 +110,20 @@ std::optional<Test> position_test(Value* v, Loop& loop, ScalarEvolution& se) {
   }
   if (!se.isLoopInvariant(right, &loop))
     return std::nullopt;
+  // An equality with a position in the grid (`x == 0`, x = blockIdx.x * 32 + threadIdx.x)
+  // holds in one row of the grid or none; one with a position in the block
+  // (`threadIdx.x == 31`) holds in every row, and the test would settle none.
+  if (compare->isEquality() && !SCEVExprContains(left, [](const SCEV* e) {
+        auto* u = dyn_cast<SCEVUnknown>(e);
+        std::optional<SpecialRegister> r = u ? block_register_read(u->getValue()) : std::nullopt;
+        return r == SpecialRegister::CtaidX || r == SpecialRegister::CtaidY || r == SpecialRegister::CtaidZ;
+      })) {
+    if (row_guards_explain())
+      errs() << "mimic: row guards in " << loop.getHeader()->getParent()->getName() << ", loop at "
+             << loop.getHeader()->getName() << ": `" << *compare
+             << "` compares a position in the block for equality: left in the loop\n";
+    return std::nullopt;
+  }
   std::optional<Stepping> steps = stepping(left, loop, se);
   if (!steps)
     return std::nullopt;
@@ -267,6 +286,13 @@ bool guard_loop(Loop& loop, ScalarEvolution& se, LoopInfo& li, DominatorTree& dt
       all = b.CreateAnd(all, b.CreateICmp(is_signed ? ICmpInst::ICMP_SLE : ICmpInst::ICMP_ULE, low, high));
     }
   }
+  if (row_guards_explain()) {
+    errs() << "mimic: row guards in " << preheader->getParent()->getName() << ", loop at " << loop.getHeader()->getName()
+           << ": " << tests.size() << (tests.size() == 1 ? " test" : " tests") << " made for the row's ends:";
+    for (const Test& t : tests)
+      errs() << " " << ICmpInst::getPredicateName(t.predicate);
+    errs() << "\n";
+  }
   // Frozen here, so that unswitching branches on this value and settles every use of it in
   // the copies it makes (their `!row.all.in` included, which is made in the loop).
   b.SetInsertPoint(at);
@@ -282,6 +308,11 @@ bool guard_loop(Loop& loop, ScalarEvolution& se, LoopInfo& li, DominatorTree& dt
 
 bool row_guards_enabled() {
   return config::switched_on("MIMIC_ROW_GUARDS");
+}
+
+bool row_guards_explain() {
+  const char* env = std::getenv("MIMIC_ROW_GUARDS");
+  return env && std::string_view(env) == "explain";
 }
 
 PreservedAnalyses HoistRowGuards::run(Function& f, FunctionAnalysisManager& am) {

@@ -24,7 +24,9 @@
 // to hold in the whole row (`threadIdx.x == 0`) goes with the other conditions. The row's first thread must be known to LLVM without a
 // division by a block width it cannot prove non-zero: in code for one block shape (what
 // the JIT compiles), not in code for any shape.
-//   MIMIC_ROW_GUARDS=0 turns it off (the JIT cache keys on it).
+//   MIMIC_ROW_GUARDS=0 turns it off (the JIT cache keys on it); MIMIC_ROW_GUARDS=explain
+//   says which tests each thread loop makes for its rows, and which equalities it leaves,
+//   on standard error as kernels compile (the JIT cache is bypassed).
 #pragma once
 
 #include <llvm/IR/PassManager.h>
@@ -32,6 +34,7 @@
 namespace mimic::codegen {
 
 bool row_guards_enabled();
+bool row_guards_explain();
 
 struct HoistRowGuards : llvm::PassInfoMixin<HoistRowGuards> {
   llvm::PreservedAnalyses run(llvm::Function& f, llvm::FunctionAnalysisManager& am);

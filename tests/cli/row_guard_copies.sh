@@ -7,10 +7,14 @@
 # - the tile-loading loop gets a copy for inner rows in each of its three forms (the halo
 #   rows and the others): whole-vector loads and stores, the unswitching after the row
 #   guards allowing a cost of 500 (at 150 only one form was copied).
-#   row_guard_copies.sh MIMIC STENCIL_TILE_PTX
+# - and in tests/codegen/block_scan.ptx, `if (threadIdx.x == 0)` (an equality with a
+#   position in the block, true in every row) is left in the loop, not made a test that no
+#   row would pass (MIMIC_ROW_GUARDS=explain says which tests each loop makes).
+#   row_guard_copies.sh MIMIC STENCIL_TILE_PTX BLOCK_SCAN_PTX
 set -eu
 mimic=$1
 ptx=$2
+scan=$3
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 fail() { echo "row_guard_copies.sh: $*" >&2; exit 1; }
@@ -30,4 +34,11 @@ awk '$2 > 0 && $3 == 0 && $4 >= 5' "$out/loops" | grep -q . ||
   fail "no computing loop that loads the tile without masks: $(tr '\n' ';' < "$out/loops")"
 copies=$(awk '$2 == 0 && $4 >= 1 && $5 >= 1' "$out/loops" | wc -l)
 [ "$copies" -ge 3 ] || fail "$copies tile-loading loops with whole-vector loads and stores, expected 3 or more"
+MIMIC_ROW_GUARDS=explain "$mimic" compile --target cpu --block 32,8 --emit llvm "$ptx" -o /dev/null 2> "$out/stencil.txt"
+grep -q "tests made for the row's ends:.* ne" "$out/stencil.txt" || fail "stencil: no x == 0 among the rows' tests"
+MIMIC_ROW_GUARDS=explain "$mimic" compile --target cpu --block 256 --emit llvm "$scan" -o /dev/null 2> "$out/scan.txt"
+grep -q "mimic_kernel_0.*position in the block for equality: left in the loop" "$out/scan.txt" ||
+  fail "scan: threadIdx.x == 0 not left in the loop: $(cat "$out/scan.txt")"
+! grep "mimic_kernel_0.*made for the row's ends:.* \(ne\|eq\)" "$out/scan.txt" ||
+  fail "scan: an equality among the rows' tests"
 echo "row_guard_copies.sh: ok ($copies tile-loading copies)"

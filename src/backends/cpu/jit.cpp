@@ -993,7 +993,7 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
   const char* dump = std::getenv("MIMIC_DUMP_IR");
   const char* llvm_options = std::getenv("MIMIC_LLVM_OPTIONS");
   const bool dumping = (dump && *dump) || (llvm_options && *llvm_options) || codegen::interchange_explain() ||
-                       codegen::parallel_loops_explain();
+                       codegen::row_guards_explain() || codegen::parallel_loops_explain();
   const bool check = config::check_memory();
   const std::string key = cache_directory().empty() || dumping || quick_tier() == QuickTier::Only
                               ? std::string()
