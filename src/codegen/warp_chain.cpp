@@ -256,6 +256,38 @@ void FunctionLowering::lower_warp_chain(const ptx::Block& block, size_t first, s
       chain.push_back(block.statements[k].instruction);
   const uint32_t mask = *chain_shuffle(*chain.front());
 
+  // Arithmetic that reads nothing the chain computes (scan's `lane = tid & 31` and its
+  // tests, between the shuffles) is also the thread's own: it runs before the thread
+  // publishes as well, and a register only such instructions write is not read back from
+  // the chain's slot, so that it stays a value of the thread index (spill_remat.h computes
+  // it again after a split; loaded from the slot it was opaque, and scan's tests on `lane`
+  // after the next barrier became per-lane branches: 1 MiB, one worker, 948 -> 1248 us
+  // when the chain took such values as inputs instead). An instruction runs ahead when
+  // nothing the chain computed before it is among what it reads, and nothing before it
+  // reads what it writes (a published input must keep its value).
+  std::set<std::string_view> thread_own;
+  {
+    std::set<std::string_view> computed, read_before, written_by_chain;
+    for (const ptx::Instruction* ins : chain) {
+      bool own = ins->opcode != Opcode::Shfl;
+      for (size_t o = 1; own && o < ins->num_operands; ++o)
+        each_name(ins->operands[o], [&](std::string_view n) { own &= !computed.count(n); });
+      if (own)
+        each_name(ins->operands[0], [&](std::string_view n) { own &= !read_before.count(n); });
+      for (size_t o = 1; o < ins->num_operands; ++o)
+        each_name(ins->operands[o], [&](std::string_view n) { read_before.insert(n); });
+      if (own) {
+        lowering_.current = ins;
+        lower_instruction(*ins);
+        each_name(ins->operands[0], [&](std::string_view n) { thread_own.insert(n); });
+      } else {
+        each_name(ins->operands[0], [&](std::string_view n) { computed.insert(n), written_by_chain.insert(n); });
+      }
+    }
+    for (std::string_view n : written_by_chain)
+      thread_own.erase(n);
+  }
+
   // What the chain reads before writing (inputs), writes, and what of that the kernel
   // reads elsewhere (outputs). Constant registers are folded, not published.
   std::vector<std::string_view> inputs, outputs;
@@ -271,7 +303,7 @@ void FunctionLowering::lower_warp_chain(const ptx::Block& block, size_t first, s
     each_name(ins->operands[0], [&](std::string_view n) { written.insert(n); });
   }
   for (std::string_view n : written)
-    if (appearances_[n] > inside[n] || input_set.count(n))
+    if ((appearances_[n] > inside[n] || input_set.count(n)) && !thread_own.count(n))
       outputs.push_back(n);
 
   // A slot per published register: chains take the first spill slots (insert_spills
