@@ -45,6 +45,10 @@ PreservedAnalyses AddressesToGep::run(Function& f, FunctionAnalysisManager& am) 
           if (loops.getLoopFor(&bb))
             work.push_back(c);
   bool changed = false;
+  // One conversion per base used alone (the kernel's parameters): accesses through the
+  // same base then have the same pointer to scalar evolution, so the vectoriser sees a
+  // thread's four stores to out[4 * i + k] as one interleaved group.
+  DenseMap<std::pair<Value*, Type*>, Value*> single_bases;
   for (IntToPtrInst* conversion : work) {
     Loop* loop = loops.getLoopFor(conversion->getParent());
     SmallVector<Value*, 8> terms, invariant, varying;
@@ -73,8 +77,13 @@ PreservedAnalyses AddressesToGep::run(Function& f, FunctionAnalysisManager& am) 
         base = pb.CreateAdd(base, invariant[i]);
       at = std::next(cast<Instruction>(base)->getIterator());
     }
-    IRBuilder<> bb(at->getParent(), at);
-    Value* base_ptr = bb.CreateIntToPtr(base, conversion->getType(), "base");
+    Value* base_ptr = invariant.size() == 1 ? single_bases.lookup({base, conversion->getType()}) : nullptr;
+    if (!base_ptr) {
+      IRBuilder<> bb(at->getParent(), at);
+      base_ptr = bb.CreateIntToPtr(base, conversion->getType(), "base");
+      if (invariant.size() == 1)
+        single_bases[{base, conversion->getType()}] = base_ptr;
+    }
     IRBuilder<> ib(conversion);
     Value* offset = varying.front();
     for (size_t i = 1; i < varying.size(); ++i)

@@ -4,8 +4,14 @@
 
 #include "codegen/thread_interchange.h"
 
+#include <llvm/Analysis/InstructionSimplify.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/IR/Dominators.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Transforms/Scalar/SimpleLoopUnswitch.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
+#include <llvm/Transforms/Utils/Local.h>
 
 #include <cstdlib>
 #include <string>
@@ -61,6 +67,27 @@ llvm::PreservedAnalyses UnswitchThreadLoops::run(llvm::Loop& loop, llvm::LoopAna
   // Trivial unswitching already ran in -O2's pipeline; this adds the copies.
   Limits limits(threshold_);
   return llvm::SimpleLoopUnswitchPass(/*NonTrivial=*/true, /*Trivial=*/false).run(loop, am, ar, updater);
+}
+
+llvm::PreservedAnalyses FoldSettledBranches::run(llvm::Function& f, llvm::FunctionAnalysisManager&) {
+  using namespace llvm;
+  bool changed = false;
+  const SimplifyQuery query(f.getDataLayout());
+  for (BasicBlock& bb : f) {
+    auto* branch = dyn_cast<BranchInst>(bb.getTerminator());
+    if (!branch || !branch->isConditional() || isa<Constant>(branch->getCondition()))
+      continue;
+    auto* cond = dyn_cast<Instruction>(branch->getCondition());
+    Value* settled = cond ? simplifyInstruction(cond, query) : nullptr;
+    if (!settled || !isa<ConstantInt>(settled))
+      continue;
+    branch->setCondition(settled);
+    changed |= ConstantFoldTerminator(&bb, /*DeleteDeadConditions=*/true);
+  }
+  if (!changed)
+    return PreservedAnalyses::all();
+  removeUnreachableBlocks(f);
+  return PreservedAnalyses::none();
 }
 
 } // namespace mimic::codegen

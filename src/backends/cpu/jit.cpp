@@ -358,6 +358,7 @@ void optimise(llvm::Module& m, llvm::TargetMachine* tm, Tier tier = Tier::Optimi
       fpm.addPass(codegen::HoistRowGuards());
       fpm.addPass(llvm::createFunctionToLoopPassAdaptor(
           codegen::UnswitchThreadLoops(codegen::UnswitchThreadLoops::kRowGuardsThreshold), /*UseMemorySSA=*/true));
+      fpm.addPass(codegen::FoldSettledBranches());
     });
     pb.registerVectorizerEndEPCallback([](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) {
       fpm.addPass(codegen::UniformScatters());
