@@ -18,8 +18,8 @@
 # whole warps) got there together (chain_barrier, chain_warp), and also when warp 0 alone
 # goes on to its shuffles after the barrier while the other warps end (chain_block_release,
 # tests/cuda/warp_phases.cu), and no shuffle reads its source lanes by an unconditional
-# gather. Where a thread loop has one stop (every thread reaches the same barrier or
-# warp chain), the kernel goes on without reading the threads' stops (chain_known_barrier,
+# gather. A chain has a copy for whole warps (no masks, no tests of lanes). Where a thread
+# loop has one stop (every thread reaches the same barrier or warp chain), the kernel goes on without reading the threads' stops (chain_known_barrier,
 # chain_known_warp); after warp 0's own run, a look at warp 0 alone tells whether the
 # whole block now waits at the barrier the others wait at (chain_block_joined).
 # Behaviour is tested by tests/cuda (warp_shfl, reduce_warp, softmax_layernorm, ...).
@@ -39,5 +39,9 @@ grep -q '^chain_known_warp:' "$out/k.ll" || fail "a loop with one stop, at a war
 grep -q '^chain_block_joined_loop:' "$out/k.ll" || fail "after warp 0's run the whole block is read again"
 [ "$(grep -c '^warp_chain_compute' "$out/k.ll")" -eq 2 ] || fail "the two runs of shuffles are not two warp chains"
 [ "$(grep -c 'masked.load.v32' "$out/k.ll")" -ge 2 ] || fail "a warp chain does not read its lanes as one vector"
+# Each chain is made twice: for any group of lanes (above) and for a whole warp, whose
+# lanes' slots it reads without a mask and whose shuffles choose lanes by constants.
+[ "$(grep -c '^warp_chain_part' "$out/k.ll")" -eq 2 ] || fail "no chain for any group beside the whole warp's"
+[ "$(grep -c '= load <32 x float>' "$out/k.ll")" -ge 2 ] || fail "no whole-warp chain that reads its lanes unmasked"
 ! grep -q 'masked.gather.*splat (i1 true)' "$out/k.ll" || fail "a shuffle reads its source lanes by a gather"
 echo "warp_chain.sh: ok"
