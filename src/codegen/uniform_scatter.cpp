@@ -38,17 +38,43 @@ IntrinsicInst* uniform_gather_for(Value* data, Value* mask, IntrinsicInst* scatt
   return gather;
 }
 
-// The element of `data` in the highest lane set in `bits` (a non-zero mask as an integer):
-// where a scatter to one address, lanes stored in order, leaves memory.
-Value* last_set_lane(IRBuilder<>& b, Value* bits, unsigned lanes, Value* data) {
-  Value* zeros = b.CreateBinaryIntrinsic(Intrinsic::ctlz, bits, b.getTrue());
-  Value* last = b.CreateSub(ConstantInt::get(bits->getType(), lanes - 1), zeros, "scatter.last");
-  return b.CreateExtractElement(data, last);
-}
-
 // The metadata a single store (or load) keeps from the vector access it replaces.
 constexpr unsigned kKeptMetadata[] = {LLVMContext::MD_noalias, LLVMContext::MD_alias_scope,
                                       LLVMContext::MD_access_group, LLVMContext::MD_tbaa};
+
+// `data` when it is a load of consecutive elements under `mask` that nothing writes memory
+// after in its block (the block ends in the branch on the mask).
+IntrinsicInst* masked_load_under(Value* data, Value* mask) {
+  auto* load = dyn_cast<IntrinsicInst>(data);
+  if (!load || load->getIntrinsicID() != Intrinsic::masked_load || load->getArgOperand(1) != mask)
+    return nullptr;
+  for (Instruction* i = load->getNextNode(); i; i = i->getNextNode())
+    if (i->mayWriteToMemory())
+      return nullptr;
+  return load;
+}
+
+// The element of `data` in the highest lane set in `bits` (a non-zero mask as an integer,
+// `mask` as a vector): where a scatter to one address, lanes stored in order, leaves
+// memory. Where `data` is a masked load of consecutive elements under the same mask
+// (stencil's halo cell: `if (threadIdx.x == 0) tile[ty][0] = in[i - 1]`), that lane's
+// element is loaded alone: a vector load under a mask of one lane, then spilled to the
+// stack to pick the lane by a variable index, was most of the halo's cost.
+Value* last_set_lane(IRBuilder<>& b, Value* bits, Value* mask, unsigned lanes, Value* data) {
+  Value* zeros = b.CreateBinaryIntrinsic(Intrinsic::ctlz, bits, b.getTrue());
+  Value* last = b.CreateSub(ConstantInt::get(bits->getType(), lanes - 1), zeros, "scatter.last");
+  if (IntrinsicInst* load = masked_load_under(data, mask)) {
+    Type* element = data->getType()->getScalarType();
+    Value* at = b.CreateGEP(element, load->getArgOperand(0), b.CreateZExt(last, b.getInt64Ty()), "scatter.lane.address");
+    LoadInst* one = b.CreateLoad(element, at, "scatter.lane.loaded");
+    one->setAlignment(commonAlignment(load->getParamAlign(0).valueOrOne(), element->getScalarSizeInBits() / 8));
+    one->copyMetadata(*load, kKeptMetadata);
+    if (MDNode* invariant = load->getMetadata(LLVMContext::MD_invariant_load))
+      one->setMetadata(LLVMContext::MD_invariant_load, invariant);
+    return one;
+  }
+  return b.CreateExtractElement(data, last);
+}
 
 // Where the target has no scatter (AVX2), the vectoriser stores such lanes one by one: a
 // chain of blocks, lane k's testing `extractelement mask, k` and, when set, storing
@@ -131,7 +157,7 @@ void join_chain(BasicBlock& head, StoreChain& chain) {
   b.CreateCondBr(b.CreateICmpNE(bits, ConstantInt::get(bits_type, 0), "scatter.any"), store_block, chain.end);
   old->eraseFromParent();
   b.SetInsertPoint(store_block);
-  StoreInst* store = b.CreateStore(last_set_lane(b, bits, lanes, chain.data), chain.first->getPointerOperand());
+  StoreInst* store = b.CreateStore(last_set_lane(b, bits, chain.mask, lanes, chain.data), chain.first->getPointerOperand());
   store->setAlignment(chain.first->getAlign());
   store->copyMetadata(*chain.first, kKeptMetadata);
   b.CreateBr(chain.end);
@@ -183,7 +209,7 @@ PreservedAnalyses UniformScatters::run(Function& f, FunctionAnalysisManager&) {
       load->copyMetadata(*gather, kKeptMetadata);
       element = load;
     } else {
-      element = last_set_lane(b, bits, lanes, data);
+      element = last_set_lane(b, bits, mask, lanes, data);
     }
     StoreInst* store = b.CreateStore(element, address);
     store->setAlignment(scatter->getParamAlign(1).valueOrOne());

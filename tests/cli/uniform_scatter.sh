@@ -11,7 +11,8 @@
 # the scatters are back, so the test sees the pass itself. Without AVX-512 (`--cpu znver3`)
 # the vectoriser stores such lanes one by one, each under a test of its mask bit (a chain
 # of `pred.store.if` blocks); halo_tile's chains to one address become one store of the
-# highest set lane (`scatter.one`). Behaviour:
+# highest set lane (`scatter.one`), whose element, loaded under the same mask, is loaded
+# alone (`scatter.lane.loaded`). Behaviour:
 # tests/cuda/uniform_stores.cu, stencil2d.cu, reduce_warp.cu.
 #   uniform_scatter.sh MIMIC HALO_TILE_PTX WARP_SUM_PTX
 set -eu
@@ -46,4 +47,7 @@ MIMIC_VECTOR_BITS= "$mimic" compile --target cpu --cpu znver3 --emit llvm "$halo
 MIMIC_VECTOR_BITS= MIMIC_UNIFORM_SCATTER=0 "$mimic" compile --target cpu --cpu znver3 --emit llvm "$halo" -o "$out/avx2_off.ll"
 grep -q '^pred.store.if' "$out/avx2_off.ll" || fail "znver3: no lane-by-lane stores to begin with (the test no longer sees the case)"
 grep -q '^scatter.one' "$out/avx2.ll" || fail "znver3: the lane-by-lane stores to one address are not one store"
+# The halo cell stored is in[i - 1] (in[i + 1]), loaded under the same one-lane mask: that
+# lane's element is loaded alone, not the vector and then its lane picked.
+grep -q 'scatter.lane.loaded' "$out/avx2.ll" || fail "znver3: the stored lane's element is not loaded alone"
 echo "uniform_scatter.sh: ok"
