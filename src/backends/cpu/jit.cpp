@@ -1239,7 +1239,7 @@ CUresult run_block(const CompiledKernel& k, KernelEntry entry, const void* args,
         return ended(s.next[t]);
     return CUDA_SUCCESS;
   }
-  uint32_t arrivals[256] = {};
+  uint32_t arrivals[256]; // bar.arrive's counts by barrier id, zeroed where the block goes out of step
   uint32_t done = 0;
   constexpr uint32_t kMaxIdleRounds = 1u << 20;
   uint32_t idle_rounds = 0;
@@ -1286,11 +1286,19 @@ CUresult run_block(const CompiledKernel& k, KernelEntry entry, const void* args,
       r.ran = false;
     }
   };
+  // Most blocks run to their end in one call of the whole block: nothing more to look at.
+  bs.ended = 0;
+  run_threads(entry, args, bs, 0, n, codegen::kResumeStart);
+  if (bs.ended)
+    return CUDA_SUCCESS;
   enter_in_step(0, n, codegen::kResumeStart);
+  for (WarpRun& r : warps)
+    r.ran = r.state == Runnable;
+  bool first_call = true; // made above
 in_step:
   for (;;) {
     // Runs of warps that resume at the same point, over contiguous threads.
-    for (uint32_t w = 0; w < nwarps;) {
+    for (uint32_t w = first_call ? nwarps : 0; w < nwarps;) {
       if (warps[w].state != Runnable) {
         ++w;
         continue;
@@ -1309,6 +1317,7 @@ in_step:
       }
       w = u;
     }
+    first_call = false;
     // Where each warp that ran stopped; any warp out of step sends the block out of step
     // (next[] still tells every thread's stop).
     bool out = false;
@@ -1413,6 +1422,7 @@ in_step:
         warps[w].state = Runnable;
   }
   // Out of step: every thread's own state from here on.
+  std::fill_n(arrivals, 256, 0u);
   done = 0;
   std::fill_n(s.status.begin(), n, uint8_t(Runnable));
   for (uint32_t i = 0; i < n; ++i)
