@@ -1136,7 +1136,8 @@ unsigned FunctionLowering::single_stop(const std::vector<BasicBlock*>& region) c
 // Releases threads [lo, hi), whole warps waiting at a warp operation with full member
 // masks, as the executor releases them (jit.cpp run_block): their masks, and the values
 // they published for the operation (exchange, shfl_exchange) where the operation reads
-// them (released, shfl_released).
+// them (released, shfl_released), for the kinds of operation the kernel has (a kernel whose
+// shuffles are all in warp chains reads neither: layernorm copied 3 KiB a block sum).
 void FunctionLowering::release_warps(IRBuilder<>& b, Value* lo, Value* hi) {
   Type* i32 = b.getInt32Ty();
   Type* i64 = b.getInt64Ty();
@@ -1146,10 +1147,12 @@ void FunctionLowering::release_warps(IRBuilder<>& b, Value* lo, Value* hi) {
     return b.CreateGEP(element, block_field(b, offset, b.getPtrTy()), first);
   };
   b.CreateMemSet(array(offsetof(BlockState, warp_mask), i32), b.getInt8(0xff), b.CreateShl(count, 2), Align(4));
-  b.CreateMemCpy(array(offsetof(BlockState, released), i64), Align(8), array(offsetof(BlockState, exchange), i64),
-                 Align(8), b.CreateShl(count, 3));
-  b.CreateMemCpy(array(offsetof(BlockState, shfl_released), i32), Align(4),
-                 array(offsetof(BlockState, shfl_exchange), i32), Align(4), b.CreateShl(count, 2));
+  if (publishes_exchange_)
+    b.CreateMemCpy(array(offsetof(BlockState, released), i64), Align(8), array(offsetof(BlockState, exchange), i64),
+                   Align(8), b.CreateShl(count, 3));
+  if (publishes_shuffle_)
+    b.CreateMemCpy(array(offsetof(BlockState, shfl_released), i32), Align(4),
+                   array(offsetof(BlockState, shfl_exchange), i32), Align(4), b.CreateShl(count, 2));
 }
 
 // The chain's scans of the threads' stops are vectorised `width` threads at a time

@@ -207,6 +207,10 @@ private:
   llvm::BasicBlock* enter_ = nullptr;                 // entry: on into the thread loop(s)
   llvm::BasicBlock* done_ = nullptr; // a kernel's return after its thread loop(s)
   bool inlined_waiting_call_ = false; // inline_call was used (see split_thread_loop)
+  // Warp operations the kernel lowered per thread that publish in `exchange` (vote, match,
+  // redux) and in `shfl_exchange` (a shuffle outside a warp chain): what release_warps
+  // copies to where they read it.
+  bool publishes_exchange_ = false, publishes_shuffle_ = false;
   // What the current PTX basic block has set registers to, for lowerings that gain from
   // knowing it (lower_float's directed-rounding fma in nvcc's expf): an f32 literal
   // (`mov.f32 r, 0f...`) or an f32 in [0, 1] (a result with .sat). Forgotten at labels, at

@@ -103,6 +103,7 @@ void FunctionLowering::lower_warp(const ptx::Instruction& ins) {
   Type* i64 = b_.getInt64Ty();
   Type* ptr = b_.getPtrTy();
   auto publish = [&](Value* v) {
+    publishes_exchange_ = true;
     Value* exchange = block_field(offsetof(BlockState, exchange), ptr);
     b_.CreateStore(convert(v, i64, false), thread_slot(b_, exchange, i64, thread_index()));
   };
@@ -155,6 +156,7 @@ void FunctionLowering::lower_warp(const ptx::Instruction& ins) {
       unsupported(ins, "shfl needs d, a, b and c");
     uint32_t mode = ins.has(Modifier::Up) ? 0 : ins.has(Modifier::Down) ? 1 : ins.has(Modifier::Bfly) ? 2 : 3;
     Value* t = thread_index();
+    publishes_shuffle_ = true;
     {
       Value* out = block_field(offsetof(BlockState, shfl_exchange), ptr);
       b_.CreateStore(value(ins, ins.operands[1], i32, false), thread_slot(b_, out, i32, t));

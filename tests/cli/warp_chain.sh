@@ -44,4 +44,7 @@ grep -q '^chain_block_joined_loop:' "$out/k.ll" || fail "after warp 0's run the 
 [ "$(grep -c '^warp_chain_part' "$out/k.ll")" -eq 2 ] || fail "no chain for any group beside the whole warp's"
 [ "$(grep -c '= load <32 x float>' "$out/k.ll")" -ge 2 ] || fail "no whole-warp chain that reads its lanes unmasked"
 ! grep -q 'masked.gather.*splat (i1 true)' "$out/k.ll" || fail "a shuffle reads its source lanes by a gather"
+# Its shuffles are all in chains, which read their lanes from their own slots: releasing
+# whole warps in the kernel copies nothing (no shfl_exchange -> shfl_released).
+! grep -q 'llvm.memcpy' "$out/k.ll" || fail "a release copies what only per-thread shuffles read"
 echo "warp_chain.sh: ok"
