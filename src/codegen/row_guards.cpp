@@ -206,8 +206,13 @@ bool guard_loop(Loop& loop, ScalarEvolution& se, LoopInfo& li, DominatorTree& dt
   using namespace PatternMatch;
   BasicBlock* preheader = loop.getLoopPreheader();
   const SCEV* taken = se.getBackedgeTakenCount(&loop);
-  if (!preheader || isa<SCEVCouldNotCompute>(taken))
+  if (!preheader || isa<SCEVCouldNotCompute>(taken)) {
+    if (row_guards_explain())
+      errs() << "mimic: row guards in " << loop.getHeader()->getParent()->getName() << ", loop at "
+             << loop.getHeader()->getName() << ": " << (preheader ? "its trip count is not known" : "no preheader")
+             << "\n";
     return false;
+  }
   SmallVector<Guarded, 8> branches;
   SmallVector<Test, 8> tests;
   for (BasicBlock* bb : loop.blocks()) {

@@ -1239,6 +1239,9 @@ void Interchanger::transform(Plan& p) {
     c->replaceUsesOfWith(p.next, t_next);
     b.Insert(c);
     BranchInst* br = stay_first ? b.CreateCondBr(c, again, out) : b.CreateCondBr(c, out, again);
+    // A thread loop like the one it comes from: vectorised, its position tests settled
+    // per row (row_guards.h; add_tile_offsets' `base + k < n` in each round) and unswitched.
+    mark_thread_loop(br);
     if (one_warp)
       one_warp_per_iteration(br);
     t->addIncoming(t_next, b.GetInsertBlock());
@@ -1329,9 +1332,6 @@ void Interchanger::transform(Plan& p) {
   b.SetInsertPoint(step3);
   t3->addIncoming(p.first, after);
   auto [next3, back3] = next_thread_of(b, t3, threads3, p.exit);
-  mark_thread_loop(back3);
-  if (one_warp)
-    one_warp_per_iteration(back3);
   for (PHINode& phi : p.exit->phis()) {
     int k = phi.getBasicBlockIndex(step);
     Value* v = phi.getIncomingValue(unsigned(k));

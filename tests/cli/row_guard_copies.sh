@@ -7,9 +7,10 @@
 # - the tile-loading loop gets a copy for inner rows in each of its three forms (the halo
 #   rows and the others): whole-vector loads and stores, the unswitching after the row
 #   guards allowing a cost of 500 (at 150 only one form was copied).
-# - and in tests/codegen/block_scan.ptx, `if (threadIdx.x == 0)` (an equality with a
+# - in tests/codegen/block_scan.ptx, `if (threadIdx.x == 0)` (an equality with a
 #   position in the block, true in every row) is left in the loop, not made a test that no
-#   row would pass (MIMIC_ROW_GUARDS=explain says which tests each loop makes).
+#   row would pass (MIMIC_ROW_GUARDS=explain says which tests each loop makes), and the
+#   rounds of an interchanged loop settle their tests too.
 #   row_guard_copies.sh MIMIC STENCIL_TILE_PTX BLOCK_SCAN_PTX
 set -eu
 mimic=$1
@@ -41,4 +42,9 @@ grep -q "mimic_kernel_0.*position in the block for equality: left in the loop" "
   fail "scan: threadIdx.x == 0 not left in the loop: $(cat "$out/scan.txt")"
 ! grep "mimic_kernel_0.*made for the row's ends:.* \(ne\|eq\)" "$out/scan.txt" ||
   fail "scan: an equality among the rows' tests"
+# add_tile_offsets' loop `for (k = tid; k < 1024; k += blockDim.x) if (base + k < n) ...` is
+# interchanged (thread_interchange.h); the loop over the row's threads in each round is a
+# thread loop too, whose `base + k < n` is settled per row.
+grep -q "mimic_kernel_2.*loop at ix.threads.*made for the row's ends: ult" "$out/scan.txt" ||
+  fail "scan: the rounds of add_tile_offsets' loop do not settle base + k < n per row"
 echo "row_guard_copies.sh: ok ($copies tile-loading copies)"
