@@ -263,8 +263,8 @@ void FunctionLowering::lower_warp_chain(const ptx::Block& block, size_t first, s
   // it again after a split; loaded from the slot it was opaque, and scan's tests on `lane`
   // after the next barrier became per-lane branches: 1 MiB, one worker, 948 -> 1248 us
   // when the chain took such values as inputs instead). An instruction runs ahead when
-  // nothing the chain computed before it is among what it reads, and nothing before it
-  // reads what it writes (a published input must keep its value).
+  // nothing the chain computed before it is among what it reads, and neither it nor anything
+  // before it reads what it writes (a published input must keep its value).
   std::set<std::string_view> thread_own;
   {
     std::set<std::string_view> computed, read_before, written_by_chain;
@@ -272,10 +272,11 @@ void FunctionLowering::lower_warp_chain(const ptx::Block& block, size_t first, s
       bool own = ins->opcode != Opcode::Shfl;
       for (size_t o = 1; own && o < ins->num_operands; ++o)
         each_name(ins->operands[o], [&](std::string_view n) { own &= !computed.count(n); });
-      if (own)
-        each_name(ins->operands[0], [&](std::string_view n) { own &= !read_before.count(n); });
+      // What it reads itself counts as read before (`add r, r, 5` would publish r changed).
       for (size_t o = 1; o < ins->num_operands; ++o)
         each_name(ins->operands[o], [&](std::string_view n) { read_before.insert(n); });
+      if (own)
+        each_name(ins->operands[0], [&](std::string_view n) { own &= !read_before.count(n); });
       if (own) {
         lowering_.current = ins;
         lower_instruction(*ins);

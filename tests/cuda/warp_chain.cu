@@ -2,7 +2,8 @@
 // a time (codegen/warp_chain.cpp): every shuffle mode with segment widths, a partial last
 // warp (blocks of 48 threads), shfl's predicate used by the arithmetic, a chain inside a
 // loop carrying its result to the next iteration, float sums in the butterfly's order,
-// and a chain over a member mask of 20 lanes after the other lanes have exited.
+// a chain over a member mask of 20 lanes after the other lanes have exited, and
+// arithmetic between shuffles that the threads also compute themselves.
 #include <cstdint>
 #include <vector>
 
@@ -64,6 +65,23 @@ __global__ void partial_mask(const int* in, int* out) {
   v += __shfl_xor_sync(0x000fffffu, v, 1);
   v *= __shfl_xor_sync(0x000fffffu, v, 2);
   out[i] = v;
+}
+
+// Arithmetic between the shuffles that reads nothing they compute is the thread's own too;
+// one that reads its own destination (`add c, c, 5`) must not run ahead of the chain,
+// whose published input c would then be changed.
+__global__ void own_arithmetic(const int* in, int* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int v = in[i], c = i, w;
+  asm("{\n\t.reg .b32 t;\n\t"
+      "shfl.sync.down.b32 t, %2, 1, 31, -1;\n\t"
+      "add.s32 %1, %1, 5;\n\t"
+      "and.b32 %1, %1, 1023;\n\t"
+      "add.s32 t, t, %1;\n\t"
+      "shfl.sync.bfly.b32 %0, t, 2, 31, -1;\n\t}"
+      : "=r"(w), "+r"(c)
+      : "r"(v));
+  out[i] = w * 4096 + c;
 }
 
 // The host's shuffle: PTX's source lane for mode 0 up, 1 down, 2 bfly, 3 idx, with CUDA's
@@ -143,6 +161,18 @@ int main() {
     }
     looped<<<kBlocks, kBlock>>>(d_in, d_out, 4);
     run_int("chain in a loop", x);
+  }
+  { // own arithmetic, one instruction reading its destination
+    std::vector<int64_t> s = shuffle(v, 1, 1, 32), c(kN), t(kN), want(kN);
+    for (int i = 0; i < kN; ++i) {
+      c[i] = (i + 5) & 1023;
+      t[i] = int32_t(s[i] + c[i]);
+    }
+    std::vector<int64_t> w = shuffle(t, 2, 2, 32);
+    for (int i = 0; i < kN; ++i)
+      want[i] = int32_t(uint32_t(w[i]) * 4096u + uint32_t(c[i]));
+    own_arithmetic<<<kBlocks, kBlock>>>(d_in, d_out);
+    run_int("own arithmetic", want);
   }
   { // partial mask: lanes 20-31 of each warp write nothing
     CHECK(cudaMemset(d_out, 0, kN * sizeof(int)));
