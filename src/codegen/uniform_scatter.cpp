@@ -42,11 +42,12 @@ IntrinsicInst* uniform_gather_for(Value* data, Value* mask, IntrinsicInst* scatt
 constexpr unsigned kKeptMetadata[] = {LLVMContext::MD_noalias, LLVMContext::MD_alias_scope,
                                       LLVMContext::MD_access_group, LLVMContext::MD_tbaa};
 
-// `data` when it is a load of consecutive elements under `mask` that nothing writes memory
-// after in its block (the block ends in the branch on the mask).
-IntrinsicInst* masked_load_under(Value* data, Value* mask) {
+// `data` when it is a load of consecutive elements under `mask` in `at`'s block (the one
+// that ends in the branch on the mask), after which nothing there writes memory.
+IntrinsicInst* masked_load_under(Value* data, Value* mask, BasicBlock* at) {
   auto* load = dyn_cast<IntrinsicInst>(data);
-  if (!load || load->getIntrinsicID() != Intrinsic::masked_load || load->getArgOperand(1) != mask)
+  if (!load || load->getIntrinsicID() != Intrinsic::masked_load || load->getArgOperand(1) != mask ||
+      load->getParent() != at)
     return nullptr;
   for (Instruction* i = load->getNextNode(); i; i = i->getNextNode())
     if (i->mayWriteToMemory())
@@ -63,7 +64,7 @@ IntrinsicInst* masked_load_under(Value* data, Value* mask) {
 Value* last_set_lane(IRBuilder<>& b, Value* bits, Value* mask, unsigned lanes, Value* data) {
   Value* zeros = b.CreateBinaryIntrinsic(Intrinsic::ctlz, bits, b.getTrue());
   Value* last = b.CreateSub(ConstantInt::get(bits->getType(), lanes - 1), zeros, "scatter.last");
-  if (IntrinsicInst* load = masked_load_under(data, mask)) {
+  if (IntrinsicInst* load = masked_load_under(data, mask, b.GetInsertBlock()->getSinglePredecessor())) {
     Type* element = data->getType()->getScalarType();
     Value* at = b.CreateGEP(element, load->getArgOperand(0), b.CreateZExt(last, b.getInt64Ty()), "scatter.lane.address");
     LoadInst* one = b.CreateLoad(element, at, "scatter.lane.loaded");
