@@ -24,6 +24,12 @@ using namespace llvm;
 
 namespace {
 
+// The start of a MIMIC_ROW_GUARDS=explain line about `loop`.
+raw_ostream& explain(const Loop& loop) {
+  return errs() << "mimic: row guards in " << loop.getHeader()->getParent()->getName() << ", loop at "
+                << loop.getHeader()->getName() << ": ";
+}
+
 // A value that steps by a constant (up or down, modulo its width) from each iteration of the
 // loop to the next: an add recurrence (`4 * threadIdx.x + k` steps by 4), a row-invariant
 // value plus one, or one extended to a wider type, so long as it does not wrap around in
@@ -119,9 +125,7 @@ std::optional<Test> position_test(Value* v, Loop& loop, ScalarEvolution& se) {
         return r == SpecialRegister::CtaidX || r == SpecialRegister::CtaidY || r == SpecialRegister::CtaidZ;
       })) {
     if (row_guards_explain())
-      errs() << "mimic: row guards in " << loop.getHeader()->getParent()->getName() << ", loop at "
-             << loop.getHeader()->getName() << ": `" << *compare
-             << "` compares a position in the block for equality: left in the loop\n";
+      explain(loop) << "`" << *compare << "` compares a position in the block for equality: left in the loop\n";
     return std::nullopt;
   }
   std::optional<Stepping> steps = stepping(left, loop, se);
@@ -208,9 +212,7 @@ bool guard_loop(Loop& loop, ScalarEvolution& se, LoopInfo& li, DominatorTree& dt
   const SCEV* taken = se.getBackedgeTakenCount(&loop);
   if (!preheader || isa<SCEVCouldNotCompute>(taken)) {
     if (row_guards_explain())
-      errs() << "mimic: row guards in " << loop.getHeader()->getParent()->getName() << ", loop at "
-             << loop.getHeader()->getName() << ": " << (preheader ? "its trip count is not known" : "no preheader")
-             << "\n";
+      explain(loop) << (preheader ? "its trip count is not known" : "no preheader") << "\n";
     return false;
   }
   SmallVector<Guarded, 8> branches;
@@ -292,8 +294,7 @@ bool guard_loop(Loop& loop, ScalarEvolution& se, LoopInfo& li, DominatorTree& dt
     }
   }
   if (row_guards_explain()) {
-    errs() << "mimic: row guards in " << preheader->getParent()->getName() << ", loop at " << loop.getHeader()->getName()
-           << ": " << tests.size() << (tests.size() == 1 ? " test" : " tests") << " made for the row's ends:";
+    explain(loop) << tests.size() << (tests.size() == 1 ? " test" : " tests") << " made for the row's ends:";
     for (const Test& t : tests)
       errs() << " " << ICmpInst::getPredicateName(t.predicate);
     errs() << "\n";

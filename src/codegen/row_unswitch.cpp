@@ -5,12 +5,9 @@
 #include "codegen/thread_interchange.h"
 
 #include <llvm/Analysis/InstructionSimplify.h>
-#include <llvm/Analysis/LoopInfo.h>
-#include <llvm/IR/Dominators.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Transforms/Scalar/SimpleLoopUnswitch.h>
-#include <llvm/Transforms/Utils/BasicBlockUtils.h>
 #include <llvm/Transforms/Utils/Local.h>
 
 #include <cstdlib>
@@ -23,15 +20,14 @@ namespace mimic::codegen {
 
 namespace {
 
-// LLVM's limits on the copies, for this pass alone. Its defaults (a cost of 50, the cost
-// scaled up past 8 candidate conditions) leave stencil's interior test on y (`y > 0 &&
-// y + 1 < rows`) masked in every row: unswitched at 150, stencil at four times the LLC
-// took 149-164 ms instead of 164-177. Scaling from the third candidate on keeps
-// transpose's four unrolled `y + j < rows` tests from making 10 vector loops (first launch
-// 88-94 ms instead of 49-54; with the scaling 60-64, and its time as before).
-
-// Sets LLVM's options (the limits above) while it lives, except those MIMIC_LLVM_OPTIONS set
-// (compiles run one at a time, jit.cpp).
+// LLVM's limits on the copies, for this pass alone, set while a Limits lives, except those
+// MIMIC_LLVM_OPTIONS sets (compiles run one at a time, jit.cpp). Its defaults (a cost of 50,
+// the cost scaled up past 8 candidate conditions) leave stencil's interior test on y
+// (`y > 0 && y + 1 < rows`) masked in every row: unswitched at 150 (the caller's
+// threshold; row_unswitch.h), stencil at four times the LLC took 149-164 ms instead of
+// 164-177. Scaling from the third candidate on keeps transpose's four unrolled
+// `y + j < rows` tests from making 10 vector loops (first launch 88-94 ms instead of 49-54;
+// with the scaling 60-64, and its time as before).
 class Limits {
 public:
   explicit Limits(int threshold) {

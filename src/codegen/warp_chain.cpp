@@ -375,13 +375,6 @@ void FunctionLowering::lower_warp_chain(const ptx::Block& block, size_t first, s
   Value* present_in_block = b_.CreateSub(block_field(offsetof(BlockState, nthreads), i32), base); // lanes in the block
   auto* lanes_ty = FixedVectorType::get(i1, 32);
   Value* group_lanes = b_.CreateBitCast(group, lanes_ty);
-  // The chain is made twice: for a whole warp, all 32 lanes present and released together
-  // (the usual case), where every shuffle's lane choice is a constant and the slots are
-  // read and written whole; and for any group. For a whole warp, the lanes' tests of
-  // being in the block and in the group were most of a chain's work (layernorm's two
-  // block sums: 1 MiB, one worker, 597-617 -> 447-456 us a launch; scan 615-639 -> 478).
-  Value* present = present_in_block;
-  Value* members = group_lanes;
   // A lane array per register the chain touches (not the folded constants).
   std::map<std::string_view, AllocaInst*> arrays;
   IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
@@ -435,7 +428,8 @@ void FunctionLowering::lower_warp_chain(const ptx::Block& block, size_t first, s
     b_.CreateCondBr(b_.CreateICmpULT(l_next, b_.getInt32(32)), loop, after);
     b_.SetInsertPoint(after);
   };
-  auto shuffle = [&](const ptx::Instruction& ins) {
+  // `present`: the lanes in the block from the group's base on.
+  auto shuffle = [&](const ptx::Instruction& ins, Value* present) {
     uint32_t mode = ins.has(ptx::Modifier::Up) ? 0 : ins.has(ptx::Modifier::Down) ? 1 : ins.has(ptx::Modifier::Bfly) ? 2 : 3;
     int32_t bv = int32_t(*chain_constant(ins.operands[2])), cv = int32_t(*chain_constant(ins.operands[3]));
     SmallVector<int, 32> from;
@@ -462,7 +456,7 @@ void FunctionLowering::lower_warp_chain(const ptx::Block& block, size_t first, s
       b_.CreateAlignedStore(b_.CreateZExt(ConstantVector::get(in_range), FixedVectorType::get(i8, 32)),
                             array(d.elems[1].name_view()), Align(64));
   };
-  auto emit = [&] {
+  auto emit = [&](Value* present, Value* members) {
     for (std::string_view n : inputs) {
       Type* e = stored_type(reg(n));
       auto* vt = FixedVectorType::get(e, 32);
@@ -476,7 +470,7 @@ void FunctionLowering::lower_warp_chain(const ptx::Block& block, size_t first, s
         if (!run.empty())
           arithmetic(run);
         run.clear();
-        shuffle(*ins);
+        shuffle(*ins, present);
       } else {
         run.push_back(ins);
       }
@@ -490,19 +484,20 @@ void FunctionLowering::lower_warp_chain(const ptx::Block& block, size_t first, s
     }
     b_.CreateBr(next);
   };
+  // The chain is made twice: for a whole warp, all 32 lanes present and released together
+  // (the usual case), where every shuffle's lane choice is a constant and the slots are
+  // read and written whole; and for any group. For a whole warp, the lanes' tests of
+  // being in the block and in the group were most of a chain's work (layernorm's two
+  // block sums: 1 MiB, one worker, 597-617 -> 447-456 us a launch; scan 615-639 -> 478).
   BasicBlock* whole = BasicBlock::Create(ctx(), "warp_chain_whole" + std::to_string(point), fn_);
   BasicBlock* part = BasicBlock::Create(ctx(), "warp_chain_part" + std::to_string(point), fn_);
   b_.CreateCondBr(b_.CreateAnd(b_.CreateICmpUGE(present_in_block, b_.getInt32(32)),
                                b_.CreateICmpEQ(group, b_.getInt32(0xffffffffu))),
                   whole, part);
   b_.SetInsertPoint(whole);
-  present = b_.getInt32(32);
-  members = Constant::getAllOnesValue(lanes_ty);
-  emit();
+  emit(b_.getInt32(32), Constant::getAllOnesValue(lanes_ty));
   b_.SetInsertPoint(part);
-  present = present_in_block;
-  members = group_lanes;
-  emit();
+  emit(present_in_block, group_lanes);
   b_.restoreIP(thread_code);
 }
 
