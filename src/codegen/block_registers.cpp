@@ -6,6 +6,7 @@
 #include <llvm/ADT/APInt.h>
 #include <llvm/IR/DataLayout.h>
 #include <llvm/IR/Function.h>
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/Instructions.h>
 
 namespace mimic::codegen {
@@ -27,6 +28,16 @@ std::optional<SpecialRegister> block_register_read(const Value* v) {
       at - first >= int64_t(sizeof(BlockState::sreg)))
     return std::nullopt;
   return SpecialRegister((at - first) / int64_t(sizeof(uint32_t)));
+}
+
+bool in_shared_window(const Value* ptr) {
+  auto* base = dyn_cast<LoadInst>(getUnderlyingObject(ptr));
+  if (!base)
+    return false;
+  const Function* f = base->getFunction();
+  APInt offset(64, 0);
+  const Value* root = base->getPointerOperand()->stripAndAccumulateConstantOffsets(f->getDataLayout(), offset, true);
+  return f->arg_size() >= 2 && root == f->getArg(1) && offset == offsetof(BlockState, shared);
 }
 
 } // namespace mimic::codegen

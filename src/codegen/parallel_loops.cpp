@@ -16,6 +16,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "codegen/block_registers.h"
 #include "codegen/block_state.h"
 #include "codegen/thread_interchange.h"
 
@@ -80,17 +81,6 @@ const SCEV* per_thread_pointer(Value* ptr, uint64_t size, Loop& l, ScalarEvoluti
 const SCEV* per_thread_address(Instruction& i, Loop& l, ScalarEvolution& se) {
   uint64_t size = i.getModule()->getDataLayout().getTypeStoreSize(getLoadStoreType(&i));
   return per_thread_pointer(getLoadStorePointerOperand(&i), size, l, se);
-}
-
-// Whether `ptr` points into the block's shared window (GEPs on a load of BlockState::shared).
-bool in_shared_window(Value* ptr) {
-  auto* base = dyn_cast<LoadInst>(getUnderlyingObject(ptr));
-  if (!base)
-    return false;
-  Function* f = base->getFunction();
-  APInt offset(64, 0);
-  const Value* root = base->getPointerOperand()->stripAndAccumulateConstantOffsets(f->getDataLayout(), offset, true);
-  return f->arg_size() >= 2 && root == f->getArg(1) && offset == offsetof(BlockState, shared);
 }
 
 // A load of one of the block state's fields past the special registers (ntid, the

@@ -18,6 +18,7 @@
 #include "codegen/parallel_loops.h"
 #include "codegen/row_guards.h"
 #include "codegen/row_unswitch.h"
+#include "codegen/shared_store_select.h"
 #include "codegen/thread_interchange.h"
 #include "codegen/block_prefetch.h"
 #include "codegen/loop_prefetch.h"
@@ -158,6 +159,7 @@ std::string cache_key(const runtime::Program& program, bool check_memory) {
   add(codegen::row_guards_enabled() ? "row-guards=on" : "row-guards=off");
   add(codegen::uniform_scatter_enabled() ? "uniform-scatter=on" : "uniform-scatter=off");
   add(std::string("store-masks=") + codegen::store_masks_setting());
+  add(codegen::shared_store_select_enabled() ? "shared-store-select=on" : "shared-store-select=off");
   add(codegen::lane_steps_enabled() ? "lane-steps=on" : "lane-steps=off");
   add(codegen::store_prefetch_enabled() ? "store-prefetch=on" : "store-prefetch=off");
   add(codegen::load_prefetch_enabled() ? "load-prefetch=on" : "load-prefetch=off");

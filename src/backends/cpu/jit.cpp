@@ -68,6 +68,7 @@
 #include "codegen/prefetch_calls.h"
 #include "codegen/row_guards.h"
 #include "codegen/row_unswitch.h"
+#include "codegen/shared_store_select.h"
 #include "codegen/block_prefetch.h"
 #include "codegen/interleaved_scatter.h"
 #include "codegen/lane_steps.h"
@@ -359,6 +360,7 @@ void optimise(llvm::Module& m, llvm::TargetMachine* tm, Tier tier = Tier::Optimi
       fpm.addPass(llvm::createFunctionToLoopPassAdaptor(
           codegen::UnswitchThreadLoops(codegen::UnswitchThreadLoops::kRowGuardsThreshold), /*UseMemorySSA=*/true));
       fpm.addPass(codegen::FoldSettledBranches());
+      fpm.addPass(codegen::SelectSharedStores());
     });
     pb.registerVectorizerEndEPCallback([](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) {
       fpm.addPass(codegen::UniformScatters());
