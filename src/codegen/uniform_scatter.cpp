@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <string_view>
 
+#include <llvm/Analysis/AliasAnalysis.h>
+#include <llvm/Analysis/MemoryLocation.h>
 #include <llvm/Analysis/VectorUtils.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/IntrinsicInst.h>
@@ -82,16 +84,50 @@ Value* last_set_lane(IRBuilder<>& b, Value* bits, Value* mask, unsigned lanes, V
 // `extractelement data, k` to the one address. A chain that starts at `head` (lane 0's
 // test ends it), storing every lane in order to one pointer with nothing else in its
 // blocks: the block it ends in (where lane N-1's store and skip meet), its first store, the
-// mask and the data.
+// mask and the data. Where every lane stores the same value, the vectoriser stores it as a
+// scalar: one value from outside the chain, or a load of one address in each lane's block
+// (layernorm's `if (lane == 0) warp_sums[warp] = v`, a warp at a time, v read from lane 0's
+// slot); then `data` is null and `same` is that value or the first such load.
 struct StoreChain {
   BasicBlock* end;
   StoreInst* first;
   Value* mask;
   Value* data;
   SmallVector<BasicBlock*, 32> blocks; // the chain's blocks after `head`, `end` not among them
+  Value* same = nullptr;
 };
 
-std::optional<StoreChain> store_chain(BasicBlock& head) {
+// Lane k's store block holds a store of the same value as the lanes before it (`chain.same`,
+// set by lane 0): a value from outside the chain, or a load of one address that none of the
+// chain's stores can change (they store what it holds: to its own address or to one that
+// does not overlap it). Returns the store, or null.
+StoreInst* same_value_store(BasicBlock& block, StoreChain& chain, AAResults& aa) {
+  Instruction& first = block.front();
+  if (auto* store = dyn_cast<StoreInst>(&first); store && block.size() == 2) {
+    Value* v = store->getValueOperand();
+    auto* defined = dyn_cast<Instruction>(v);
+    if ((chain.same && chain.same != v) || (defined && (defined->getParent() == &block || llvm::is_contained(chain.blocks, defined->getParent()))))
+      return nullptr;
+    chain.same = v;
+    return store;
+  }
+  auto* load = dyn_cast<LoadInst>(&first);
+  auto* store = dyn_cast_or_null<StoreInst>(first.getNextNode());
+  if (!load || !store || block.size() != 3 || !load->isSimple() || store->getValueOperand() != load)
+    return nullptr;
+  if (chain.same) {
+    auto* earlier = dyn_cast<LoadInst>(chain.same);
+    return earlier && earlier->getPointerOperand() == load->getPointerOperand() && earlier->getType() == load->getType() &&
+                   earlier->getParent() != &block ? store : nullptr;
+  }
+  if (load->getPointerOperand() != store->getPointerOperand() &&
+      !aa.isNoAlias(MemoryLocation::get(load), MemoryLocation::get(store)))
+    return nullptr;
+  chain.same = load;
+  return store;
+}
+
+std::optional<StoreChain> store_chain(BasicBlock& head, AAResults& aa) {
   using namespace PatternMatch;
   auto* branch = dyn_cast<BranchInst>(head.getTerminator());
   Value* mask;
@@ -114,18 +150,25 @@ std::optional<StoreChain> store_chain(BasicBlock& head) {
     BasicBlock* store_block = test->getSuccessor(0);
     BasicBlock* skip = test->getSuccessor(1);
     // The store's block: the data's lane k, the store, the branch to `skip`.
-    if (store_block->size() != 3 || store_block->getSinglePredecessor() != at ||
+    if (store_block->size() > 3 || store_block->getSinglePredecessor() != at ||
         store_block->getSingleSuccessor() != skip)
       return std::nullopt;
     auto* element = dyn_cast<ExtractElementInst>(&store_block->front());
-    auto* store = dyn_cast<StoreInst>(element ? element->getNextNode() : nullptr);
-    Value* data;
-    uint64_t data_lane;
-    if (!store || store->getValueOperand() != element || !store->isSimple() ||
-        !match(element, m_ExtractElt(m_Value(data), m_ConstantInt(data_lane))) || data_lane != k ||
-        (chain.data && chain.data != data) || (pointer && pointer != store->getPointerOperand()))
+    StoreInst* store;
+    if (element && !chain.same) {
+      store = dyn_cast<StoreInst>(element->getNextNode());
+      Value* data;
+      uint64_t data_lane;
+      if (!store || store_block->size() != 3 || store->getValueOperand() != element ||
+          !match(element, m_ExtractElt(m_Value(data), m_ConstantInt(data_lane))) || data_lane != k ||
+          (chain.data && chain.data != data))
+        return std::nullopt;
+      chain.data = data;
+    } else if (chain.data || !(store = same_value_store(*store_block, chain, aa))) {
       return std::nullopt;
-    chain.data = data;
+    }
+    if (!store->isSimple() || (pointer && pointer != store->getPointerOperand()))
+      return std::nullopt;
     pointer = store->getPointerOperand();
     if (!chain.first)
       chain.first = store;
@@ -158,7 +201,12 @@ void join_chain(BasicBlock& head, StoreChain& chain) {
   b.CreateCondBr(b.CreateICmpNE(bits, ConstantInt::get(bits_type, 0), "scatter.any"), store_block, chain.end);
   old->eraseFromParent();
   b.SetInsertPoint(store_block);
-  StoreInst* store = b.CreateStore(last_set_lane(b, bits, chain.mask, lanes, chain.data), chain.first->getPointerOperand());
+  Value* value = chain.same;
+  if (auto* load = dyn_cast_or_null<LoadInst>(value); load && load->getParent() == chain.first->getParent())
+    value = b.Insert(load->clone(), "scatter.same.loaded");
+  if (!value)
+    value = last_set_lane(b, bits, chain.mask, lanes, chain.data);
+  StoreInst* store = b.CreateStore(value, chain.first->getPointerOperand());
   store->setAlignment(chain.first->getAlign());
   store->copyMetadata(*chain.first, kKeptMetadata);
   b.CreateBr(chain.end);
@@ -167,9 +215,10 @@ void join_chain(BasicBlock& head, StoreChain& chain) {
 
 } // namespace
 
-PreservedAnalyses UniformScatters::run(Function& f, FunctionAnalysisManager&) {
+PreservedAnalyses UniformScatters::run(Function& f, FunctionAnalysisManager& am) {
   if (!uniform_scatter_enabled())
     return PreservedAnalyses::all();
+  AAResults& aa = am.getResult<AAManager>(f);
   bool joined = false;
   SmallVector<BasicBlock*, 16> heads;
   for (BasicBlock& bb : f)
@@ -178,7 +227,7 @@ PreservedAnalyses UniformScatters::run(Function& f, FunctionAnalysisManager&) {
   for (BasicBlock* head : heads) {
     if (gone.count(head))
       continue;
-    if (std::optional<StoreChain> chain = store_chain(*head)) {
+    if (std::optional<StoreChain> chain = store_chain(*head, aa)) {
       gone.insert(chain->blocks.begin(), chain->blocks.end());
       join_chain(*head, *chain);
       joined = true;

@@ -12,7 +12,9 @@
 # the vectoriser stores such lanes one by one, each under a test of its mask bit (a chain
 # of `pred.store.if` blocks); halo_tile's chains to one address become one store of the
 # highest set lane (`scatter.one`), whose element, loaded under the same mask, is loaded
-# alone (`scatter.lane.loaded`). Behaviour:
+# alone (`scatter.lane.loaded`). warp_sum's lane 0 of each warp stores the warp's value, which
+# the vectoriser reads from one slot in each lane's block (a warp at a time): the chain is
+# one store of one load (`scatter.same.loaded`). Behaviour:
 # tests/cuda/uniform_stores.cu, stencil2d.cu, reduce_warp.cu.
 #   uniform_scatter.sh MIMIC HALO_TILE_PTX WARP_SUM_PTX
 set -eu
@@ -42,7 +44,7 @@ for ptx in "$@"; do
   *) grep -q 'scatter.last' "$out/on.ll" || fail "$name: no store of the last active lane" ;;
   esac
 done
-halo=$1
+halo=$1 warp_sum=$2
 MIMIC_VECTOR_BITS= "$mimic" compile --target cpu --cpu znver3 --emit llvm "$halo" -o "$out/avx2.ll"
 MIMIC_VECTOR_BITS= MIMIC_UNIFORM_SCATTER=0 "$mimic" compile --target cpu --cpu znver3 --emit llvm "$halo" -o "$out/avx2_off.ll"
 grep -q '^pred.store.if' "$out/avx2_off.ll" || fail "znver3: no lane-by-lane stores to begin with (the test no longer sees the case)"
@@ -50,4 +52,9 @@ grep -q '^scatter.one' "$out/avx2.ll" || fail "znver3: the lane-by-lane stores t
 # The halo cell stored is in[i - 1] (in[i + 1]), loaded under the same one-lane mask: that
 # lane's element is loaded alone, not the vector and then its lane picked.
 grep -q 'scatter.lane.loaded' "$out/avx2.ll" || fail "znver3: the stored lane's element is not loaded alone"
+MIMIC_VECTOR_BITS= "$mimic" compile --target cpu --cpu znver3 --emit llvm "$warp_sum" -o "$out/avx2_sum.ll"
+MIMIC_VECTOR_BITS= MIMIC_UNIFORM_SCATTER=0 "$mimic" compile --target cpu --cpu znver3 --emit llvm "$warp_sum" -o "$out/avx2_sum_off.ll"
+grep -q 'scatter.same.loaded' "$out/avx2_sum.ll" || fail "znver3: lane 0's stores of one slot's value are not one store"
+[ "$(grep -c '^pred.store.if' "$out/avx2_sum.ll")" -lt "$(grep -c '^pred.store.if' "$out/avx2_sum_off.ll")" ] ||
+  fail "znver3: no lane-by-lane store fewer with the pass"
 echo "uniform_scatter.sh: ok"
