@@ -5,6 +5,7 @@
 #include "codegen/uniform_loads.h"
 #include "codegen/thread_interchange.h"
 #include "codegen/warp_indices.h"
+#include "support/config.h"
 
 #include <algorithm>
 #include <bit>
@@ -306,7 +307,7 @@ void FunctionLowering::stop_thread(uint32_t code) {
 
 void FunctionLowering::publish_wait(Value* word) {
   Value* words = block_field(offsetof(BlockState, barrier), b_.getPtrTy());
-  b_.CreateStore(word, b_.CreateGEP(b_.getInt32Ty(), words, thread_index()));
+  wait_stores_.insert(b_.CreateStore(word, b_.CreateGEP(b_.getInt32Ty(), words, thread_index())));
   published_wait_ = word;
 }
 
@@ -1083,8 +1084,10 @@ void FunctionLowering::split_thread_loop(Value* end) {
                    moving.count(start) ? start : cast<BasicBlock>(map[start]), next_row);
     b.SetInsertPoint(next_row);
     b.CreateCondBr(b.CreateICmpULT(b.CreateLoad(b.getInt32Ty(), row_end_), end), rows, done);
-    if (stop)
+    if (stop) {
       loop_stops_[next_row] = stop;
+      collect_lazy_stop(next_row, stop, region, map, moving);
+    }
     b.SetInsertPoint(latch);
     b.CreateStore(b.CreateAdd(b.CreateLoad(b.getInt32Ty(), thread_), b.getInt32(1)), thread_);
     BranchInst* back = b.CreateBr(head);
@@ -1131,6 +1134,74 @@ unsigned FunctionLowering::single_stop(const std::vector<BasicBlock*>& region) c
     found = unsigned(k);
   }
   return found;
+}
+
+static void vectorise_by(BranchInst* back, unsigned width);
+
+bool lazy_stops_enabled() {
+  return config::switched_on("MIMIC_LAZY_STOPS");
+}
+
+// The stores of a loop's one stop that the chain may leave out (LazyStop): the loop's
+// copies of stop_thread's markers and of publish_wait's words, where every word it
+// publishes is the stop's own. Not in kernels that call functions: a call reads next[t]
+// to see whether its callee ended the thread.
+void FunctionLowering::collect_lazy_stop(BasicBlock* exit, unsigned stop, const std::vector<BasicBlock*>& region,
+                                         const ValueToValueMapTy& map, const SmallPtrSetImpl<BasicBlock*>& moving) {
+  const auto& facts = lowering_.facts[fn_];
+  if (!facts.callees.empty() || facts.indirect)
+    return;
+  LazyStop lazy{stop, stop == kThreadExited ? nullptr : split_words_[stop - 1], {}};
+  if (stop != kThreadExited && !lazy.word)
+    return;
+  SmallPtrSet<BasicBlock*, 32> in_region(region.begin(), region.end());
+  auto copy_of = [&](StoreInst* original) -> StoreInst* {
+    if (moving.count(original->getParent()))
+      return original;
+    auto it = map.find(original);
+    return it == map.end() ? nullptr : dyn_cast<StoreInst>(&*it->second);
+  };
+  for (StoreInst* marker : stop_markers_)
+    if (in_region.count(marker->getParent())) {
+      StoreInst* copy = copy_of(marker);
+      if (!copy)
+        return;
+      lazy.stores.push_back(copy);
+    }
+  for (StoreInst* wait : wait_stores_)
+    if (in_region.count(wait->getParent())) {
+      StoreInst* copy = copy_of(wait);
+      if (!copy || !lazy.word || copy->getValueOperand() != lazy.word)
+        return;
+      lazy.stores.push_back(copy);
+    }
+  lazy_stops_[exit] = std::move(lazy);
+}
+
+// From `at` on: next[t] = stop (and barrier[t] = word, unless null) for the call's threads
+// [begin, end), then a branch to `then`; `b` is left in the loop's exit block.
+void FunctionLowering::fill_stops(IRBuilder<>& b, BasicBlock* at, Value* stop, Value* word, BasicBlock* then) {
+  Type* i32 = b.getInt32Ty();
+  Value* begin = fn_->getArg(2);
+  Value* end = fn_->getArg(3);
+  BasicBlock* loop = BasicBlock::Create(ctx(), "chain_fill_stops", fn_);
+  BasicBlock* tail = BasicBlock::Create(ctx(), "chain_fill_stops_end", fn_);
+  b.SetInsertPoint(at);
+  Value* next = block_field(b, offsetof(BlockState, next), b.getPtrTy());
+  Value* words = word ? block_field(b, offsetof(BlockState, barrier), b.getPtrTy()) : nullptr;
+  b.CreateCondBr(b.CreateICmpULT(begin, end), loop, then);
+  b.SetInsertPoint(loop);
+  PHINode* t = b.CreatePHI(i32, 2, "t");
+  t->addIncoming(begin, at);
+  Value* index = b.CreateZExt(t, b.getInt64Ty());
+  b.CreateStore(stop, b.CreateGEP(i32, next, index));
+  if (words)
+    b.CreateStore(word, b.CreateGEP(i32, words, index));
+  Value* t_next = b.CreateAdd(t, b.getInt32(1));
+  t->addIncoming(t_next, loop);
+  vectorise_by(b.CreateCondBr(b.CreateICmpULT(t_next, end), loop, tail), 8);
+  b.SetInsertPoint(tail);
+  b.CreateBr(then);
 }
 
 // Releases threads [lo, hi), whole warps waiting at a warp operation with full member
@@ -1258,6 +1329,27 @@ void FunctionLowering::chain_in_step() {
   PHINode* single = b.CreatePHI(i32, 4, "single_stop");
   for (BasicBlock* from : predecessors(done))
     single->addIncoming(b.getInt32(loop_stops_.lookup(from)), from);
+  // Such a loop does not store its stop for each thread (LazyStop): where the chain goes on
+  // from it, nothing reads them; the paths that do (the executor, the scans of the block)
+  // get them from fill_stops. `lazy` says whether the loop that ran left them out.
+  PHINode* lazy = b.CreatePHI(b.getInt1Ty(), 4, "lazy_stop");
+  PHINode* lazy_word = b.CreatePHI(i32, 4, "lazy_word");
+  for (BasicBlock* from : predecessors(done)) {
+    auto it = lazy_stops_.find(from);
+    const bool left_out = it != lazy_stops_.end() && lazy_stops_enabled();
+    lazy->addIncoming(b.getInt1(left_out), from);
+    lazy_word->addIncoming(left_out && it->second.word ? it->second.word : b.getInt32(0), from);
+  }
+  if (lazy_stops_enabled())
+    for (BasicBlock* from : predecessors(done))
+      if (auto it = lazy_stops_.find(from); it != lazy_stops_.end()) {
+        for (StoreInst* store : it->second.stores) {
+          stop_markers_.erase(store);
+          wait_stores_.erase(store);
+          store->eraseFromParent();
+        }
+        it->second.stores.clear();
+      }
   auto field = [&](size_t offset, Type* type) { return block_field(b, offset, type); };
   Value* n = field(offsetof(BlockState, nthreads), i32);
   // What the call ran: the whole block (a barrier may go on), whole warps (a warp operation).
@@ -1313,15 +1405,31 @@ void FunctionLowering::chain_in_step() {
   BasicBlock* known_barrier = BasicBlock::Create(ctx(), "chain_known_barrier", fn_);
   BasicBlock* known_warp = BasicBlock::Create(ctx(), "chain_known_warp", fn_);
   SwitchInst* known_kind = b.CreateSwitch(single, which);
-  if (llvm::any_of(loop_stops_, [](const auto& stop) { return stop.second == kThreadExited; }))
-    known_kind->addCase(b.getInt32(kThreadExited), all_ended);
+  // Where the loop left its stops out: every thread of the call stopped at `single` (with
+  // the word `lazy_word`), as the scans and the executor then read them.
+  auto filled_before = [&](BasicBlock* then, bool exits, const char* name) {
+    BasicBlock* check = BasicBlock::Create(ctx(), name, fn_);
+    BasicBlock* fill = BasicBlock::Create(ctx(), std::string(name) + "_fill", fn_);
+    IRBuilder<> fb(check);
+    fb.CreateCondBr(lazy, fill, then);
+    fill_stops(fb, fill, single, exits ? nullptr : lazy_word, then);
+    return check;
+  };
+  if (llvm::any_of(loop_stops_, [](const auto& stop) { return stop.second == kThreadExited; })) {
+    // The executor reads nothing of a call whose threads all ended (BlockState::ended), but
+    // a call the chain made for some warps (chain_whole_block) is read by its caller.
+    BasicBlock* ended = BasicBlock::Create(ctx(), "chain_known_ended", fn_);
+    known_kind->addCase(b.getInt32(kThreadExited), ended);
+    IRBuilder<> eb(ended);
+    eb.CreateCondBr(whole, all_ended, filled_before(all_ended, true, "chain_ended_stops"));
+  }
   for (size_t k = 0; k < splits.size(); ++k)
     if (split_words_[k])
       known_kind->addCase(b.getInt32(uint32_t(k + 1)), splits[k] == SplitKind::Barrier ? known_barrier : known_warp);
   b.SetInsertPoint(known_barrier);
-  b.CreateCondBr(whole, again, general);
+  b.CreateCondBr(whole, again, filled_before(general, false, "chain_barrier_stops"));
   b.SetInsertPoint(known_warp);
-  b.CreateCondBr(warps_whole, release, general);
+  b.CreateCondBr(warps_whole, release, filled_before(general, false, "chain_warp_stops"));
   b.SetInsertPoint(release);
   PHINode* released = b.CreatePHI(i32, 2, "released_at");
   released->addIncoming(stop, warp_tail);

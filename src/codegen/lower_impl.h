@@ -14,6 +14,8 @@
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/ValueMap.h>
+#include <llvm/Transforms/Utils/ValueMapper.h>
 
 #include "codegen/block_state.h"
 #include "codegen/lower_arith.h"
@@ -183,6 +185,19 @@ private:
   unsigned single_stop(const std::vector<llvm::BasicBlock*>& region) const;
   llvm::DenseMap<llvm::BasicBlock*, unsigned> loop_stops_;
   llvm::SmallPtrSet<llvm::StoreInst*, 16> stop_markers_; // stop_thread's stores of next[t]
+  llvm::SmallPtrSet<llvm::StoreInst*, 16> wait_stores_;  // publish_wait's stores of barrier[t]
+  // A thread loop with one stop whose stores of it (next[t], and barrier[t] where the stop
+  // waits) the chain may leave out: it writes them for the loop's threads only where it
+  // goes on in a way that reads them (lazy_stops, chain_in_step). Keyed by the loop's exit.
+  struct LazyStop {
+    unsigned stop = 0;
+    llvm::ConstantInt* word = nullptr; // the stop's barrier word; null for an exit
+    std::vector<llvm::StoreInst*> stores;
+  };
+  llvm::DenseMap<llvm::BasicBlock*, LazyStop> lazy_stops_;
+  void collect_lazy_stop(llvm::BasicBlock* exit, unsigned stop, const std::vector<llvm::BasicBlock*>& region,
+                         const llvm::ValueToValueMapTy& map, const llvm::SmallPtrSetImpl<llvm::BasicBlock*>& moving);
+  void fill_stops(llvm::IRBuilder<>& b, llvm::BasicBlock* at, llvm::Value* stop, llvm::Value* word, llvm::BasicBlock* then);
   void chain_in_step();
   bool drop_exit_markers();
   void release_warps(llvm::IRBuilder<>& b, llvm::Value* lo, llvm::Value* hi);

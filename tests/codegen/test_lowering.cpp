@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <llvm/Analysis/ValueTracking.h>
+#include <llvm/IR/CFG.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
@@ -272,7 +273,14 @@ TEST(Lowering, ChainSaysWhenEveryThreadOfTheCallEnded) {
     for (llvm::BasicBlock& bb : *f)
       if (auto* sw = llvm::dyn_cast<llvm::SwitchInst>(bb.getTerminator()); sw && bb.getName() == "chain_known")
         for (auto c : sw->cases())
-          tells |= c.getCaseValue()->isMinusOne() && c.getCaseSuccessor()->getName() == "chain_ended";
+          if (c.getCaseValue()->isMinusOne()) {
+            // chain_known_ended: a call of the whole block goes to chain_ended at once (a
+            // call for some warps writes next[] for its caller first).
+            llvm::BasicBlock* to = c.getCaseSuccessor();
+            tells |= to->getName() == "chain_ended" ||
+                     (to->getName() == "chain_known_ended" &&
+                      llvm::any_of(llvm::successors(to), [](llvm::BasicBlock* s) { return s->getName() == "chain_ended"; }));
+          }
     EXPECT_EQ(tells, traps == 0) << (traps ? "a loop that may trap" : "a loop where every thread ends");
   }
 }
