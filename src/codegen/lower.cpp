@@ -1149,9 +1149,9 @@ bool lazy_stops_enabled() {
 void FunctionLowering::collect_lazy_stop(BasicBlock* exit, unsigned stop, const std::vector<BasicBlock*>& region,
                                          const ValueToValueMapTy& map, const SmallPtrSetImpl<BasicBlock*>& moving) {
   const auto& facts = lowering_.facts[fn_];
-  if (!facts.callees.empty() || facts.indirect)
+  if (!lazy_stops_enabled() || !facts.callees.empty() || facts.indirect)
     return;
-  LazyStop lazy{stop, stop == kThreadExited ? nullptr : split_words_[stop - 1], {}};
+  LazyStop lazy{stop == kThreadExited ? nullptr : split_words_[stop - 1], {}};
   if (stop != kThreadExited && !lazy.word)
     return;
   SmallPtrSet<BasicBlock*, 32> in_region(region.begin(), region.end());
@@ -1332,15 +1332,16 @@ void FunctionLowering::chain_in_step() {
   // Such a loop does not store its stop for each thread (LazyStop): where the chain goes on
   // from it, nothing reads them; the paths that do (the executor, the scans of the block)
   // get them from fill_stops. `lazy` says whether the loop that ran left them out.
-  PHINode* lazy = b.CreatePHI(b.getInt1Ty(), 4, "lazy_stop");
-  PHINode* lazy_word = b.CreatePHI(i32, 4, "lazy_word");
-  for (BasicBlock* from : predecessors(done)) {
-    auto it = lazy_stops_.find(from);
-    const bool left_out = it != lazy_stops_.end() && lazy_stops_enabled();
-    lazy->addIncoming(b.getInt1(left_out), from);
-    lazy_word->addIncoming(left_out && it->second.word ? it->second.word : b.getInt32(0), from);
-  }
-  if (lazy_stops_enabled())
+  PHINode* lazy = nullptr;
+  PHINode* lazy_word = nullptr;
+  if (!lazy_stops_.empty()) {
+    lazy = b.CreatePHI(b.getInt1Ty(), 4, "lazy_stop");
+    lazy_word = b.CreatePHI(i32, 4, "lazy_word");
+    for (BasicBlock* from : predecessors(done)) {
+      auto it = lazy_stops_.find(from);
+      lazy->addIncoming(b.getInt1(it != lazy_stops_.end()), from);
+      lazy_word->addIncoming(it != lazy_stops_.end() && it->second.word ? it->second.word : b.getInt32(0), from);
+    }
     for (BasicBlock* from : predecessors(done))
       if (auto it = lazy_stops_.find(from); it != lazy_stops_.end()) {
         for (StoreInst* store : it->second.stores) {
@@ -1348,8 +1349,9 @@ void FunctionLowering::chain_in_step() {
           wait_stores_.erase(store);
           store->eraseFromParent();
         }
-        it->second.stores.clear();
+        it->second.stores.clear(); // an exit may be listed once for each edge
       }
+  }
   auto field = [&](size_t offset, Type* type) { return block_field(b, offset, type); };
   Value* n = field(offsetof(BlockState, nthreads), i32);
   // What the call ran: the whole block (a barrier may go on), whole warps (a warp operation).
@@ -1408,6 +1410,8 @@ void FunctionLowering::chain_in_step() {
   // Where the loop left its stops out: every thread of the call stopped at `single` (with
   // the word `lazy_word`), as the scans and the executor then read them.
   auto filled_before = [&](BasicBlock* then, bool exits, const char* name) {
+    if (!lazy)
+      return then;
     BasicBlock* check = BasicBlock::Create(ctx(), name, fn_);
     BasicBlock* fill = BasicBlock::Create(ctx(), std::string(name) + "_fill", fn_);
     IRBuilder<> fb(check);
@@ -1418,10 +1422,13 @@ void FunctionLowering::chain_in_step() {
   if (llvm::any_of(loop_stops_, [](const auto& stop) { return stop.second == kThreadExited; })) {
     // The executor reads nothing of a call whose threads all ended (BlockState::ended), but
     // a call the chain made for some warps (chain_whole_block) is read by its caller.
-    BasicBlock* ended = BasicBlock::Create(ctx(), "chain_known_ended", fn_);
+    BasicBlock* ended = all_ended;
+    if (lazy) {
+      ended = BasicBlock::Create(ctx(), "chain_known_ended", fn_);
+      IRBuilder<> eb(ended);
+      eb.CreateCondBr(whole, all_ended, filled_before(all_ended, true, "chain_ended_stops"));
+    }
     known_kind->addCase(b.getInt32(kThreadExited), ended);
-    IRBuilder<> eb(ended);
-    eb.CreateCondBr(whole, all_ended, filled_before(all_ended, true, "chain_ended_stops"));
   }
   for (size_t k = 0; k < splits.size(); ++k)
     if (split_words_[k])

@@ -14,7 +14,6 @@
 #include <llvm/ADT/DenseMap.h>
 #include <llvm/ADT/SmallPtrSet.h>
 #include <llvm/IR/IRBuilder.h>
-#include <llvm/IR/ValueMap.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
 
 #include "codegen/block_state.h"
@@ -190,7 +189,6 @@ private:
   // waits) the chain may leave out: it writes them for the loop's threads only where it
   // goes on in a way that reads them (lazy_stops, chain_in_step). Keyed by the loop's exit.
   struct LazyStop {
-    unsigned stop = 0;
     llvm::ConstantInt* word = nullptr; // the stop's barrier word; null for an exit
     std::vector<llvm::StoreInst*> stores;
   };

@@ -135,16 +135,11 @@ PreservedAnalyses SelectSharedStores::run(Function& f, FunctionAnalysisManager& 
   for (BasicBlock& bb : f)
     if (auto c = candidate(bb, aa))
       found.push_back(std::move(*c));
-  // A block's predecessor may itself be a candidate's block (two triangles in a row): take
-  // them one at a time, skipping one whose branch an earlier one moved or removed.
-  SmallPtrSet<BasicBlock*, 16> changed;
-  for (Candidate& c : found) {
-    if (changed.contains(c.branch->getParent()) || changed.contains(c.block))
-      continue;
-    changed.insert(c.branch->getParent());
-    changed.insert(c.block);
+  // Independent of one another: a candidate's block ends in a plain branch and its
+  // predecessor in a conditional one, so neither is another candidate's, and the blocks
+  // they join only change their φ-nodes' edges from the two.
+  for (Candidate& c : found)
     make_unconditional(c);
-  }
   return found.empty() ? PreservedAnalyses::all() : PreservedAnalyses::none();
 }
 

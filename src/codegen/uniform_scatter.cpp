@@ -95,6 +95,7 @@ struct StoreChain {
   Value* data;
   SmallVector<BasicBlock*, 32> blocks; // the chain's blocks after `head`, `end` not among them
   Value* same = nullptr;
+  bool same_loaded = false; // `same` is lane 0's load, made again where the one store goes
 };
 
 // Lane k's store block holds a store of the same value as the lanes before it (`chain.same`,
@@ -106,7 +107,9 @@ StoreInst* same_value_store(BasicBlock& block, StoreChain& chain, AAResults& aa)
   if (auto* store = dyn_cast<StoreInst>(&first); store && block.size() == 2) {
     Value* v = store->getValueOperand();
     auto* defined = dyn_cast<Instruction>(v);
-    if ((chain.same && chain.same != v) || (defined && (defined->getParent() == &block || llvm::is_contained(chain.blocks, defined->getParent()))))
+    const bool outside =
+        !defined || (defined->getParent() != &block && !llvm::is_contained(chain.blocks, defined->getParent()));
+    if (!outside || chain.same_loaded || (chain.same && chain.same != v))
       return nullptr;
     chain.same = v;
     return store;
@@ -117,13 +120,16 @@ StoreInst* same_value_store(BasicBlock& block, StoreChain& chain, AAResults& aa)
     return nullptr;
   if (chain.same) {
     auto* earlier = dyn_cast<LoadInst>(chain.same);
-    return earlier && earlier->getPointerOperand() == load->getPointerOperand() && earlier->getType() == load->getType() &&
-                   earlier->getParent() != &block ? store : nullptr;
+    return chain.same_loaded && earlier->getPointerOperand() == load->getPointerOperand() &&
+                   earlier->getType() == load->getType()
+               ? store
+               : nullptr;
   }
   if (load->getPointerOperand() != store->getPointerOperand() &&
       !aa.isNoAlias(MemoryLocation::get(load), MemoryLocation::get(store)))
     return nullptr;
   chain.same = load;
+  chain.same_loaded = true;
   return store;
 }
 
@@ -201,11 +207,9 @@ void join_chain(BasicBlock& head, StoreChain& chain) {
   b.CreateCondBr(b.CreateICmpNE(bits, ConstantInt::get(bits_type, 0), "scatter.any"), store_block, chain.end);
   old->eraseFromParent();
   b.SetInsertPoint(store_block);
-  Value* value = chain.same;
-  if (auto* load = dyn_cast_or_null<LoadInst>(value); load && load->getParent() == chain.first->getParent())
-    value = b.Insert(load->clone(), "scatter.same.loaded");
-  if (!value)
-    value = last_set_lane(b, bits, chain.mask, lanes, chain.data);
+  Value* value = chain.same_loaded ? b.Insert(cast<LoadInst>(chain.same)->clone(), "scatter.same.loaded")
+                 : chain.same     ? chain.same
+                                  : last_set_lane(b, bits, chain.mask, lanes, chain.data);
   StoreInst* store = b.CreateStore(value, chain.first->getPointerOperand());
   store->setAlignment(chain.first->getAlign());
   store->copyMetadata(*chain.first, kKeptMetadata);
