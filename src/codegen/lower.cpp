@@ -8,6 +8,7 @@
 #include "support/config.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <charconv>
 #include <functional>
@@ -24,6 +25,7 @@
 #include <llvm/IR/MDBuilder.h>
 
 #include <llvm/IR/Verifier.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <llvm/Transforms/Utils/Local.h>
 #include <llvm/Transforms/Utils/ValueMapper.h>
@@ -1055,6 +1057,7 @@ void FunctionLowering::split_thread_loop(Value* end) {
     BasicBlock* latch = BasicBlock::Create(ctx(), "next_thread" + tag, fn_);
     // Before the blocks that move go to the new latch.
     const unsigned stop = single_stop(region);
+    const std::optional<StopPair> pair = stop ? std::nullopt : two_stops(region);
     ValueToValueMapTy map;
     map[latch_] = latch;
     std::vector<BasicBlock*> copies; // the loop's blocks: copies, and the blocks that move
@@ -1077,6 +1080,7 @@ void FunctionLowering::split_thread_loop(Value* end) {
             phi.removeIncomingValue(i, false);
     BasicBlock* rows = BasicBlock::Create(ctx(), "rows" + tag, fn_);
     BasicBlock* next_row = BasicBlock::Create(ctx(), "next_row" + tag, fn_);
+    BasicBlock* loop_entry = rows;
     IRBuilder<> b(rows);
     emit_row_setup(b, head);
     b.SetInsertPoint(head);
@@ -1087,13 +1091,22 @@ void FunctionLowering::split_thread_loop(Value* end) {
     if (stop) {
       loop_stops_[next_row] = stop;
       collect_lazy_stop(next_row, stop, region, map, moving);
+    } else if (pair && count_stops(*pair, next_row, region, map, moving)) {
+      // The counts start from zero where the loop is entered (from the dispatch or the
+      // chain), not at each row.
+      BasicBlock* counted = BasicBlock::Create(ctx(), "count_stops" + tag, fn_);
+      IRBuilder<> cb(counted);
+      cb.CreateStore(cb.getInt32(0), stop_count_);
+      cb.CreateStore(cb.getInt32(0), stop_sum_);
+      cb.CreateBr(rows);
+      loop_entry = counted;
     }
     b.SetInsertPoint(latch);
     b.CreateStore(b.CreateAdd(b.CreateLoad(b.getInt32Ty(), thread_), b.getInt32(1)), thread_);
     BranchInst* back = b.CreateBr(head);
     back->setMetadata(kThreadLatchMetadata, MDNode::get(ctx(), {}));
     mark_thread_loop(back);
-    top->addCase(value, rows);
+    top->addCase(value, loop_entry);
   }
   // The shared loop is unreachable now. Its blocks that were copied, and the dispatch, lose
   // their branches first: the φ-nodes of the blocks that moved no longer list them.
@@ -1137,6 +1150,103 @@ unsigned FunctionLowering::single_stop(const std::vector<BasicBlock*>& region) c
 }
 
 static void vectorise_by(BranchInst* back, unsigned width);
+
+bool stop_counts_enabled() {
+  return config::switched_on("MIMIC_STOP_COUNTS");
+}
+
+// As single_stop, for a loop whose threads stop at one of two points (StopPair): every
+// block going to the latch stores one of two codes, each a split point whose word is
+// known or the thread's end, and no block of the region is in a cycle (the counts would
+// be values carried from thread to thread, which keeps an inner loop from being
+// interchanged: thread_interchange.cpp).
+std::optional<FunctionLowering::StopPair> FunctionLowering::two_stops(const std::vector<BasicBlock*>& region) const {
+  if (!stop_counts_enabled())
+    return std::nullopt;
+  unsigned codes[2] = {0, 0};
+  for (BasicBlock* bb : region) {
+    if (!is_contained(successors(bb), latch_))
+      continue;
+    auto* br = dyn_cast<BranchInst>(bb->getTerminator());
+    auto* marker = dyn_cast_or_null<StoreInst>(br ? br->getPrevNode() : nullptr);
+    auto* code = marker && stop_markers_.count(marker) ? dyn_cast<ConstantInt>(marker->getValueOperand()) : nullptr;
+    if (!br || br->isConditional() || !code)
+      return std::nullopt;
+    const uint64_t k = code->getZExtValue();
+    if (k != kThreadExited && (k == 0 || k > splits.size() || !split_words_[k - 1]))
+      return std::nullopt;
+    if (k == codes[0] || k == codes[1])
+      continue;
+    if (codes[1])
+      return std::nullopt; // a third
+    codes[codes[0] ? 1 : 0] = unsigned(k);
+  }
+  if (!codes[1])
+    return std::nullopt;
+  // A cycle: a block reached again from itself without leaving the region.
+  SmallPtrSet<BasicBlock*, 32> in_region(region.begin(), region.end());
+  DenseMap<BasicBlock*, int> state; // 1: on the path, 2: done
+  std::function<bool(BasicBlock*)> cyclic = [&](BasicBlock* bb) {
+    state[bb] = 1;
+    for (BasicBlock* s : successors(bb)) {
+      if (!in_region.count(s))
+        continue;
+      int seen = state.lookup(s);
+      if (seen == 1 || (seen == 0 && cyclic(s)))
+        return true;
+    }
+    state[bb] = 2;
+    return false;
+  };
+  for (BasicBlock* bb : region)
+    if (!state.lookup(bb) && cyclic(bb))
+      return std::nullopt;
+  auto word = [&](unsigned k) { return k == kThreadExited ? nullptr : split_words_[k - 1]; };
+  return StopPair{codes[0], codes[1], word(codes[0]), word(codes[1])};
+}
+
+// Each thread of the loop that stops at pair.first adds one to stop_count_ and its index to
+// stop_sum_ (at the loop's copies of the markers of `region`). False, changing nothing,
+// where a marker's copy is not found.
+bool FunctionLowering::count_stops(const StopPair& pair, BasicBlock* exit, const std::vector<BasicBlock*>& region,
+                                   const ValueToValueMapTy& map, const SmallPtrSetImpl<BasicBlock*>& moving) {
+  Type* i32 = b_.getInt32Ty();
+  SmallPtrSet<BasicBlock*, 32> in_region(region.begin(), region.end());
+  SmallVector<StoreInst*, 8> counted;
+  for (StoreInst* marker : stop_markers_) {
+    if (!in_region.count(marker->getParent()))
+      continue;
+    auto* code = dyn_cast<ConstantInt>(marker->getValueOperand());
+    if (!code || code->getZExtValue() != pair.first)
+      continue;
+    StoreInst* copy = nullptr;
+    if (moving.count(marker->getParent()))
+      copy = marker;
+    else if (auto it = map.find(marker); it != map.end())
+      copy = dyn_cast<StoreInst>(&*it->second);
+    if (!copy)
+      return false;
+    counted.push_back(copy);
+  }
+  if (counted.empty())
+    return false;
+  if (!stop_count_) {
+    IRBuilder<> eb(&*fn_->getEntryBlock().getFirstInsertionPt());
+    stop_count_ = eb.CreateAlloca(i32, nullptr, "stop_count");
+    stop_sum_ = eb.CreateAlloca(i32, nullptr, "stop_sum");
+    // Read by the chain after any loop; zero where the loop that ran counted nothing.
+    eb.CreateStore(eb.getInt32(0), stop_count_);
+    eb.CreateStore(eb.getInt32(0), stop_sum_);
+  }
+  for (StoreInst* copy : counted) {
+    IRBuilder<> cb(copy);
+    Value* t = cb.CreateLoad(i32, thread_);
+    cb.CreateStore(cb.CreateAdd(cb.CreateLoad(i32, stop_count_), cb.getInt32(1)), stop_count_);
+    cb.CreateStore(cb.CreateAdd(cb.CreateLoad(i32, stop_sum_), t), stop_sum_);
+  }
+  stop_pairs_[exit] = pair;
+  return true;
+}
 
 bool lazy_stops_enabled() {
   return config::switched_on("MIMIC_LAZY_STOPS");
@@ -1352,14 +1462,48 @@ void FunctionLowering::chain_in_step() {
         it->second.stores.clear(); // an exit may be listed once for each edge
       }
   }
+  // A loop with two stops (StopPair): which, and their words.
+  PHINode* paired = nullptr;
+  std::array<PHINode*, 4> pair_of{}; // first and second stop, their words
+  if (!stop_pairs_.empty()) {
+    paired = b.CreatePHI(b.getInt1Ty(), 4, "paired");
+    const char* names[] = {"pair_first", "pair_second", "pair_first_word", "pair_second_word"};
+    for (size_t k = 0; k < 4; ++k)
+      pair_of[k] = b.CreatePHI(i32, 4, names[k]);
+    for (BasicBlock* from : predecessors(done)) {
+      auto it = stop_pairs_.find(from);
+      const bool counted = it != stop_pairs_.end();
+      StopPair pair = counted ? it->second : StopPair{};
+      paired->addIncoming(b.getInt1(counted), from);
+      pair_of[0]->addIncoming(b.getInt32(pair.first), from);
+      pair_of[1]->addIncoming(b.getInt32(pair.second), from);
+      pair_of[2]->addIncoming(pair.first_word ? pair.first_word : b.getInt32(0), from);
+      pair_of[3]->addIncoming(pair.second_word ? pair.second_word : b.getInt32(0), from);
+    }
+  }
   auto field = [&](size_t offset, Type* type) { return block_field(b, offset, type); };
   Value* n = field(offsetof(BlockState, nthreads), i32);
   // What the call ran: the whole block (a barrier may go on), whole warps (a warp operation).
   Value* whole = b.CreateAnd(b.CreateICmpEQ(begin, b.getInt32(0)), b.CreateICmpEQ(end, n));
   Value* warps_whole = b.CreateICmpEQ(b.CreateAnd(b.CreateOr(begin, end), 31), b.getInt32(0));
+  // A loop with two stops (StopPair) counted the threads that stopped at its first and
+  // summed their indices: all of them, none, or a run of them (distinct indices of [begin,
+  // end) sum to the least possible only as the first ones, to the most only as the last).
+  Value* count = nullptr;
+  Value* sum = nullptr;
+  Value* one = single; // where every thread the call ran stopped, if at one point
+  if (paired) {
+    count = b.CreateLoad(i32, stop_count_, "stop_count");
+    sum = b.CreateLoad(i32, stop_sum_, "stop_sum");
+    Value* ran = b.CreateSub(end, begin);
+    Value* counted_one = b.CreateSelect(b.CreateICmpEQ(count, ran), pair_of[0],
+                                        b.CreateSelect(b.CreateICmpEQ(count, b.getInt32(0)), pair_of[1], b.getInt32(0)));
+    one = b.CreateSelect(paired, counted_one, single, "one_stop");
+  }
   b.CreateCondBr(b.CreateICmpULT(begin, end), pick, exit);
   b.SetInsertPoint(pick);
-  b.CreateCondBr(b.CreateICmpNE(single, b.getInt32(0)), known, which);
+  BasicBlock* pair_check = paired ? BasicBlock::Create(ctx(), "chain_pair", fn_) : which;
+  b.CreateCondBr(b.CreateICmpNE(one, b.getInt32(0)), known, pair_check);
   b.SetInsertPoint(which);
   Value* next = field(offsetof(BlockState, next), ptr);
   Value* barrier = field(offsetof(BlockState, barrier), ptr);
@@ -1406,7 +1550,7 @@ void FunctionLowering::chain_in_step() {
   b.SetInsertPoint(known);
   BasicBlock* known_barrier = BasicBlock::Create(ctx(), "chain_known_barrier", fn_);
   BasicBlock* known_warp = BasicBlock::Create(ctx(), "chain_known_warp", fn_);
-  SwitchInst* known_kind = b.CreateSwitch(single, which);
+  SwitchInst* known_kind = b.CreateSwitch(one, which);
   // Where the loop left its stops out: every thread of the call stopped at `single` (with
   // the word `lazy_word`), as the scans and the executor then read them.
   auto filled_before = [&](BasicBlock* then, bool exits, const char* name) {
@@ -1440,18 +1584,44 @@ void FunctionLowering::chain_in_step() {
   b.SetInsertPoint(release);
   PHINode* released = b.CreatePHI(i32, 2, "released_at");
   released->addIncoming(stop, warp_tail);
-  released->addIncoming(single, known_warp);
+  released->addIncoming(one, known_warp);
   release_warps(b, begin, end);
   b.CreateBr(again);
   b.SetInsertPoint(again);
   PHINode* go_on = b.CreatePHI(i32, 3, "go_on_at");
   go_on->addIncoming(stop, barrier_tail);
   go_on->addIncoming(released, release);
-  go_on->addIncoming(single, known_barrier);
+  go_on->addIncoming(one, known_barrier);
   b.CreateStore(begin, thread_);
   b.CreateBr(header);
   point->addIncoming(go_on, again);
-  chain_whole_block(general, exit, header, point);
+  KnownRuns runs = chain_whole_block(general, exit, header, point);
+  if (!paired) {
+    if (runs.entry)
+      DeleteDeadBlock(runs.entry);
+    return;
+  }
+  // Two runs, one at each of the pair's stops, in a call of the whole block: the look at
+  // the whole block goes on from its scan's result.
+  b.SetInsertPoint(pair_check);
+  if (!runs.entry) {
+    b.CreateBr(which);
+    return;
+  }
+  Value* first_sum = b.CreateAdd(b.CreateMul(count, begin),
+                                 b.CreateLShr(b.CreateMul(count, b.CreateSub(count, b.getInt32(1))), 1));
+  Value* last_sum = b.CreateSub(b.CreateMul(count, b.CreateSub(end, b.getInt32(1))),
+                                b.CreateLShr(b.CreateMul(count, b.CreateSub(count, b.getInt32(1))), 1));
+  Value* some = b.CreateICmpNE(count, b.getInt32(0));
+  Value* first_run = b.CreateAnd(some, b.CreateICmpEQ(sum, first_sum));
+  Value* last_run = b.CreateAnd(some, b.CreateICmpEQ(sum, last_sum));
+  Value* runs_known = b.CreateAnd({paired, whole, b.CreateOr(first_run, last_run)});
+  runs.first_point->addIncoming(b.CreateSelect(first_run, pair_of[0], pair_of[1]), pair_check);
+  runs.first_word->addIncoming(b.CreateSelect(first_run, pair_of[2], pair_of[3]), pair_check);
+  runs.last_point->addIncoming(b.CreateSelect(last_run, pair_of[0], pair_of[1]), pair_check);
+  runs.last_word->addIncoming(b.CreateSelect(last_run, pair_of[2], pair_of[3]), pair_check);
+  runs.first_count->addIncoming(b.CreateSelect(first_run, count, b.CreateSub(b.CreateSub(end, begin), count)), pair_check);
+  b.CreateCondBr(runs_known, runs.entry, which);
 }
 
 // The chain's look at the whole block, when the threads the call ran did not all stop at
@@ -1468,7 +1638,8 @@ void FunctionLowering::chain_in_step() {
 // returns. Anything else (threads that exited while others wait, a third kind of stop, a
 // run of warps in the middle, partial warps, counted barriers, other kinds of split)
 // returns to the executor, and so does a call the executor made for some warps only.
-void FunctionLowering::chain_whole_block(BasicBlock* general, BasicBlock* exit, BasicBlock* header, PHINode* point) {
+FunctionLowering::KnownRuns FunctionLowering::chain_whole_block(BasicBlock* general, BasicBlock* exit,
+                                                               BasicBlock* header, PHINode* point) {
   IRBuilder<> b(general);
   Type* i32 = b.getInt32Ty();
   Type* i64 = b.getInt64Ty();
@@ -1477,7 +1648,7 @@ void FunctionLowering::chain_whole_block(BasicBlock* general, BasicBlock* exit, 
   // (next[t] is the split's index + 1; kThreadExited and the stop codes are past 63).
   if (splits.size() >= 63) {
     b.CreateBr(exit);
-    return;
+    return {};
   }
   uint64_t barrier_bits = 0, warp_bits = 0;
   for (size_t k = 0; k < splits.size(); ++k) {
@@ -1498,6 +1669,11 @@ void FunctionLowering::chain_whole_block(BasicBlock* general, BasicBlock* exit, 
   Value* whole_call = b.CreateAnd(b.CreateICmpEQ(fn_->getArg(2), b.getInt32(0)), b.CreateICmpEQ(fn_->getArg(3), n));
   b.CreateCondBr(b.CreateAnd(whole_call, b.CreateICmpNE(n, b.getInt32(0))), scan, exit);
   b.SetInsertPoint(scan);
+  // The scan is entered again after the released warps ran, from blocks `general` does
+  // not dominate where the runs were known (KnownRuns): the fields are read here again.
+  n = field(offsetof(BlockState, nthreads), i32);
+  next = field(offsetof(BlockState, next), ptr);
+  barrier = field(offsetof(BlockState, barrier), ptr);
   Value* last_thread = b.CreateSub(n, b.getInt32(1));
   Value* first_point = at(next, b.getInt32(0));
   Value* first_word = at(barrier, b.getInt32(0));
@@ -1534,9 +1710,32 @@ void FunctionLowering::chain_whole_block(BasicBlock* general, BasicBlock* exit, 
   before_first->addIncoming(as_first, loop);
   BranchInst* back = b.CreateCondBr(b.CreateICmpULT(t_next, n), loop, tail);
   vectorise_by(back, 8);
+  // Or the runs, known without the scan (KnownRuns: the caller fills the φ-nodes).
+  KnownRuns runs;
+  runs.entry = BasicBlock::Create(ctx(), "chain_block_runs", fn_);
+  b.SetInsertPoint(runs.entry);
+  runs.first_point = b.CreatePHI(i32, 1, "runs_first_point");
+  runs.first_word = b.CreatePHI(i32, 1, "runs_first_word");
+  runs.last_point = b.CreatePHI(i32, 1, "runs_last_point");
+  runs.last_word = b.CreatePHI(i32, 1, "runs_last_word");
+  runs.first_count = b.CreatePHI(i32, 1, "runs_first_count");
+  b.CreateBr(tail);
   b.SetInsertPoint(tail);
-  Value* first_total = first_count_next;
-  Value* any_bad = bad_next;
+  auto scanned_or_known = [&](Value* scanned, Value* known, const char* name) {
+    PHINode* phi = b.CreatePHI(i32, 2, name);
+    phi->addIncoming(scanned, loop);
+    phi->addIncoming(known, runs.entry);
+    return phi;
+  };
+  first_point = scanned_or_known(first_point, runs.first_point, "first_point");
+  first_word = scanned_or_known(first_word, runs.first_word, "first_word");
+  last_point = scanned_or_known(last_point, runs.last_point, "last_point");
+  last_word = scanned_or_known(last_word, runs.last_word, "last_word");
+  Value* first_total = scanned_or_known(first_count_next, runs.first_count, "first_total");
+  Value* any_bad = scanned_or_known(bad_next, b.getInt32(0), "any_bad");
+  n = field(offsetof(BlockState, nthreads), i32); // `general` no longer dominates
+  next = field(offsetof(BlockState, next), ptr);
+  barrier = field(offsetof(BlockState, barrier), ptr);
   BasicBlock* tail_end = tail;
   auto kind = [&](Value* p, uint64_t bits) {
     Value* bit = b.CreateShl(b.getInt64(1), b.CreateZExt(b.CreateAnd(p, b.getInt32(63)), i64));
@@ -1595,6 +1794,7 @@ void FunctionLowering::chain_whole_block(BasicBlock* general, BasicBlock* exit, 
   b.CreateStore(b.getInt32(0), thread_);
   b.CreateBr(header);
   point->addIncoming(barrier_point, all);
+  return runs;
 }
 
 // A .func: `void @f(ptr %argv, ptr %retv, ptr %block, i32 %thread, i64 %sp)`, where argv

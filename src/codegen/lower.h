@@ -102,6 +102,10 @@ bool warp_chains_enabled();
 // stopped, where the chain would write them only when something reads them (a thread loop
 // with one stop: lower.cpp, LazyStop), for comparisons; the JIT cache keys on it.
 bool lazy_stops_enabled();
+// MIMIC_STOP_COUNTS=0 makes the chain read the threads' stops after a thread loop with two
+// (an `if (warp == 0)` between barriers), where the loop would count them (lower.cpp,
+// StopPair), for comparisons; the JIT cache keys on it.
+bool stop_counts_enabled();
 
 // Keeps LLVM's warnings and remarks about the code Mimic made ("loop not vectorized") off
 // the application's standard error (errors still print); every context that optimises

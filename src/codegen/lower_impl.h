@@ -199,8 +199,34 @@ private:
   void chain_in_step();
   bool drop_exit_markers();
   void release_warps(llvm::IRBuilder<>& b, llvm::Value* lo, llvm::Value* hi);
-  void chain_whole_block(llvm::BasicBlock* general, llvm::BasicBlock* exit, llvm::BasicBlock* header,
-                         llvm::PHINode* point);
+  // A thread loop whose threads stop at one of two points, each with its word known
+  // (split_words_, or an exit), and that holds no loop of its own: it counts the threads
+  // that stop at `first` and sums their indices (stop_count_, stop_sum_), from which the
+  // chain tells whether the call's threads stopped as two runs, one at each point, without
+  // reading next[] and barrier[] (chain_in_step). Keyed by the loop's exit block.
+  struct StopPair {
+    unsigned first = 0, second = 0;
+    llvm::ConstantInt* first_word = nullptr; // null for an exit
+    llvm::ConstantInt* second_word = nullptr;
+  };
+  llvm::DenseMap<llvm::BasicBlock*, StopPair> stop_pairs_;
+  llvm::AllocaInst* stop_count_ = nullptr;
+  llvm::AllocaInst* stop_sum_ = nullptr;
+  std::optional<StopPair> two_stops(const std::vector<llvm::BasicBlock*>& region) const;
+  bool count_stops(const StopPair& pair, llvm::BasicBlock* exit, const std::vector<llvm::BasicBlock*>& region,
+                   const llvm::ValueToValueMapTy& map, const llvm::SmallPtrSetImpl<llvm::BasicBlock*>& moving);
+  // The runs chain_whole_block's scan finds, where the caller knows them already: its
+  // entry block, whose φ-nodes the caller gives an incoming value each.
+  struct KnownRuns {
+    llvm::BasicBlock* entry = nullptr;
+    llvm::PHINode* first_point = nullptr;
+    llvm::PHINode* first_word = nullptr;
+    llvm::PHINode* last_point = nullptr;
+    llvm::PHINode* last_word = nullptr;
+    llvm::PHINode* first_count = nullptr;
+  };
+  KnownRuns chain_whole_block(llvm::BasicBlock* general, llvm::BasicBlock* exit, llvm::BasicBlock* header,
+                              llvm::PHINode* point);
   // warp_chain.cpp: runs of shuffles evaluated a warp at a time
   void plan_warp_chains(const ptx::Block& body);
   std::optional<int64_t> constant_register(std::string_view name);
