@@ -106,6 +106,10 @@ bool lazy_stops_enabled();
 // (an `if (warp == 0)` between barriers), where the loop would count them (lower.cpp,
 // StopPair), for comparisons; the JIT cache keys on it.
 bool stop_counts_enabled();
+// MIMIC_FULL_ROWS=0 keeps one thread loop for every row, where a block of several rows
+// gets a copy of each for a whole row (lower.cpp, copy_full_rows), for comparisons; the
+// JIT cache keys on it.
+bool full_rows_enabled();
 
 // Keeps LLVM's warnings and remarks about the code Mimic made ("loop not vectorized") off
 // the application's standard error (errors still print); every context that optimises

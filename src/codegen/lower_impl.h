@@ -393,7 +393,11 @@ private:
   llvm::AllocaInst* tid_y_ = nullptr;
   llvm::AllocaInst* tid_z_ = nullptr;
   // rows: the row setup of the thread at `thread_`; goes on to `head`.
-  void emit_row_setup(llvm::IRBuilder<>& b, llvm::BasicBlock* head);
+  void emit_row_setup(llvm::IRBuilder<>& b, llvm::BasicBlock* head, bool whole_rows = false);
+  bool reads_rows_ = false; // the kernel reads %tid.y or %tid.z
+  void copy_full_rows(const std::string& tag, llvm::BasicBlock* pick, llvm::BasicBlock* rows, llvm::BasicBlock* head,
+                      llvm::BasicBlock* latch, const std::vector<llvm::BasicBlock*>& blocks, llvm::BasicBlock* exit,
+                      llvm::BasicBlock* done);
   // The kernel computes warps and lanes from %tid.x: its thread loops go warp by warp
   // (codegen/warp_indices.h).
   bool warp_chunks_ = false;

@@ -283,8 +283,10 @@ void FunctionLowering::lower_memory(const ptx::Instruction& ins) {
   // same bytes between two split points without racing (codegen/parallel_loops.h).
   const bool plain = !ordered && gpu_order == AtomicOrdering::NotAtomic && (load || space != Modifier::Param);
   auto tag_plain = [&](Instruction* i) {
-    if (plain && !gpu())
+    if (plain && !gpu()) {
       i->setMetadata(kPlainAccessMetadata, MDNode::get(ctx(), {}));
+      i->setMetadata(LLVMContext::MD_access_group, plain_access_group(*fn_->getParent()));
+    }
   };
   auto mark = [&](LoadInst* v) {
     if (read_only)

@@ -11,6 +11,7 @@
 #include <llvm/Analysis/ScalarEvolutionExpressions.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/InstIterator.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Module.h>
@@ -23,6 +24,13 @@
 namespace mimic::codegen {
 
 using namespace llvm;
+
+MDNode* plain_access_group(Module& m) {
+  NamedMDNode* named = m.getOrInsertNamedMetadata("mimic.plain.group");
+  if (named->getNumOperands() == 0)
+    named->addOperand(MDNode::getDistinct(m.getContext(), {}));
+  return named->getOperand(0);
+}
 
 bool parallel_loops_enabled() {
   return config::switched_on("MIMIC_PARALLEL_LOOPS");
@@ -97,7 +105,17 @@ bool reads_block_field(LoadInst& load) {
   return root == f->getArg(1) && offset.uge(offsetof(BlockState, block_dim)) && offset.ult(sizeof(BlockState));
 }
 
-Verdict examine(Loop& l, ScalarEvolution& se) {
+// Whether `i` is in access group `group` (alone or in a list).
+bool in_group(const Instruction* i, const MDNode* group) {
+  const MDNode* groups = group ? i->getMetadata(LLVMContext::MD_access_group) : nullptr;
+  if (!groups)
+    return false;
+  if (groups == group)
+    return true;
+  return llvm::is_contained(groups->operands(), group);
+}
+
+Verdict examine(Loop& l, ScalarEvolution& se, const MDNode* plain) {
   Verdict v;
   struct Own {
     Instruction* i;
@@ -124,7 +142,7 @@ Verdict examine(Loop& l, ScalarEvolution& se) {
         return fail(&i, "a call, fence or atomic");
       if (load ? !load->isSimple() : !store->isSimple())
         return fail(&i, "a volatile or ordered access");
-      if (i.getMetadata(kPlainAccessMetadata) ||
+      if (i.getMetadata(kPlainAccessMetadata) || in_group(&i, plain) ||
           (load && (i.getMetadata(LLVMContext::MD_invariant_load) || reads_block_field(*load)))) {
         v.accesses.push_back(&i);
         continue;
@@ -268,12 +286,20 @@ PreservedAnalyses ParallelThreadLoops::run(Function& f, FunctionAnalysisManager&
   LLVMContext& ctx = f.getContext();
   MDNode* group = nullptr;
   bool changed = false;
+  // The plain accesses' group (plain_access_group), as the tagged ones have it.
+  const MDNode* plain = nullptr;
+  for (Instruction& i : instructions(f))
+    if (i.getMetadata(kPlainAccessMetadata))
+      if (MDNode* g = i.getMetadata(LLVMContext::MD_access_group); g && g->getNumOperands() == 0) {
+        plain = g;
+        break;
+      }
   for (Loop* l : li.getLoopsInPreorder()) {
     if (!l->isInnermost() || !is_thread_loop(*l))
       continue;
     const unsigned hidden = hide_thread_masks(*l, se);
     changed |= hidden != 0;
-    Verdict v = examine(*l, se);
+    Verdict v = examine(*l, se, plain);
     if (explain) {
       errs() << "mimic: parallel loops: " << f.getName() << " " << l->getHeader()->getName() << ": ";
       if (hidden)

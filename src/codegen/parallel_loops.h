@@ -36,10 +36,19 @@
 
 #include <llvm/IR/PassManager.h>
 
+namespace llvm {
+class MDNode;
+class Module;
+} // namespace llvm
+
 namespace mimic::codegen {
 
 // On the program's plain loads and stores (lower_memory).
 inline constexpr const char* kPlainAccessMetadata = "mimic.plain";
+// They are also in one access group of their module: where LLVM merges two accesses (a
+// store sunk from the two sides of a branch), it drops the tag but keeps the group when
+// both were in it. ParallelThreadLoops takes either.
+llvm::MDNode* plain_access_group(llvm::Module& m);
 
 // MIMIC_PARALLEL_LOOPS=0 turns the pass off (for comparisons); the JIT cache keys on it.
 // =explain prints each innermost thread loop and what keeps it from being parallel.

@@ -153,6 +153,7 @@ std::string cache_key(const runtime::Program& program, bool check_memory) {
   add(codegen::warp_chains_enabled() ? "warp-chains=on" : "warp-chains=off");
   add(codegen::lazy_stops_enabled() ? "lazy-stops=on" : "lazy-stops=off");
   add(codegen::stop_counts_enabled() ? "stop-counts=on" : "stop-counts=off");
+  add(codegen::full_rows_enabled() ? "full-rows=on" : "full-rows=off");
   add(codegen::parallel_loops_enabled() ? "parallel-loops=on" : "parallel-loops=off");
   add(codegen::prefetch_enabled() ? "prefetch=on" : "prefetch=off");
   add(codegen::full_rounds_enabled() ? "full-rounds=on" : "full-rounds=off");
