@@ -1202,45 +1202,12 @@ void FunctionLowering::copy_full_rows(const std::string& tag, BasicBlock* pick, 
 }
 
 // A thread stops where stop_thread left it: the store of its code into next[t] and a
-// branch to the latch. The loop over `region` has one stop when every such block stores
-// the same split point's number, and no other block goes to the latch (a call whose
-// callee ended the thread does, without a store).
-unsigned FunctionLowering::single_stop(const std::vector<BasicBlock*>& region) const {
-  unsigned found = 0;
-  for (BasicBlock* bb : region) {
-    if (!is_contained(successors(bb), latch_))
-      continue;
-    auto* br = dyn_cast<BranchInst>(bb->getTerminator());
-    auto* marker = dyn_cast_or_null<StoreInst>(br ? br->getPrevNode() : nullptr);
-    auto* code = marker && stop_markers_.count(marker) ? dyn_cast<ConstantInt>(marker->getValueOperand()) : nullptr;
-    if (!br || br->isConditional() || !code)
-      return 0;
-    const uint64_t k = code->getZExtValue();
-    const bool exits = k == kThreadExited; // every thread ends here: the chain says so
-    if (!exits && (k == 0 || k > splits.size() || !split_words_[k - 1]))
-      return 0;
-    if (found && k != found)
-      return 0;
-    found = unsigned(k);
-  }
-  return found;
-}
-
-static void vectorise_by(BranchInst* back, unsigned width);
-
-bool stop_counts_enabled() {
-  return config::switched_on("MIMIC_STOP_COUNTS");
-}
-
-// As single_stop, for a loop whose threads stop at one of two points (StopPair): every
-// block going to the latch stores one of two codes, each a split point whose word is
-// known or the thread's end, and no block of the region is in a cycle (the counts would
-// be values carried from thread to thread, which keeps an inner loop from being
-// interchanged: thread_interchange.cpp).
-std::optional<FunctionLowering::StopPair> FunctionLowering::two_stops(const std::vector<BasicBlock*>& region) const {
-  if (!stop_counts_enabled())
-    return std::nullopt;
-  unsigned codes[2] = {0, 0};
+// branch to the latch. The codes the loop over `region` stops its threads with, when each
+// is a split point whose word split_words_ knows or the thread's end, and no other block
+// goes to the latch (a call whose callee ended the thread does, without a store); nothing
+// otherwise.
+std::optional<SmallVector<unsigned, 2>> FunctionLowering::stop_codes(const std::vector<BasicBlock*>& region) const {
+  SmallVector<unsigned, 2> codes;
   for (BasicBlock* bb : region) {
     if (!is_contained(successors(bb), latch_))
       continue;
@@ -1252,13 +1219,33 @@ std::optional<FunctionLowering::StopPair> FunctionLowering::two_stops(const std:
     const uint64_t k = code->getZExtValue();
     if (k != kThreadExited && (k == 0 || k > splits.size() || !split_words_[k - 1]))
       return std::nullopt;
-    if (k == codes[0] || k == codes[1])
-      continue;
-    if (codes[1])
-      return std::nullopt; // a third
-    codes[codes[0] ? 1 : 0] = unsigned(k);
+    if (!is_contained(codes, unsigned(k)))
+      codes.push_back(unsigned(k));
   }
-  if (!codes[1])
+  return codes;
+}
+
+// The loop's one stop (every thread ending counts: the chain says so), or 0.
+unsigned FunctionLowering::single_stop(const std::vector<BasicBlock*>& region) const {
+  std::optional<SmallVector<unsigned, 2>> codes = stop_codes(region);
+  return codes && codes->size() == 1 ? codes->front() : 0;
+}
+
+static void vectorise_by(BranchInst* back, unsigned width);
+
+bool stop_counts_enabled() {
+  return config::switched_on("MIMIC_STOP_COUNTS");
+}
+
+// The loop's two stops (StopPair), where it has two (stop_codes) and no block of the
+// region is in a cycle (the counts would
+// be values carried from thread to thread, which keeps an inner loop from being
+// interchanged: thread_interchange.cpp).
+std::optional<FunctionLowering::StopPair> FunctionLowering::two_stops(const std::vector<BasicBlock*>& region) const {
+  if (!stop_counts_enabled())
+    return std::nullopt;
+  std::optional<SmallVector<unsigned, 2>> codes = stop_codes(region);
+  if (!codes || codes->size() != 2)
     return std::nullopt;
   // A cycle: a block reached again from itself without leaving the region.
   SmallPtrSet<BasicBlock*, 32> in_region(region.begin(), region.end());
@@ -1279,7 +1266,7 @@ std::optional<FunctionLowering::StopPair> FunctionLowering::two_stops(const std:
     if (!state.lookup(bb) && cyclic(bb))
       return std::nullopt;
   auto word = [&](unsigned k) { return k == kThreadExited ? nullptr : split_words_[k - 1]; };
-  return StopPair{codes[0], codes[1], word(codes[0]), word(codes[1])};
+  return StopPair{(*codes)[0], (*codes)[1], word((*codes)[0]), word((*codes)[1])};
 }
 
 // Each thread of the loop that stops at pair.first adds one to stop_count_ and its index to

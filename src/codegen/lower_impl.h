@@ -181,6 +181,7 @@ private:
   // The split point k where every thread of a thread loop stops when it has one stop
   // only, at a split point whose word split_words_ knows (0: none or several): keyed by
   // the loop's exit block, for the chain (chain_in_step).
+  std::optional<llvm::SmallVector<unsigned, 2>> stop_codes(const std::vector<llvm::BasicBlock*>& region) const;
   unsigned single_stop(const std::vector<llvm::BasicBlock*>& region) const;
   llvm::DenseMap<llvm::BasicBlock*, unsigned> loop_stops_;
   llvm::SmallPtrSet<llvm::StoreInst*, 16> stop_markers_; // stop_thread's stores of next[t]
