@@ -851,6 +851,8 @@ Function* FunctionLowering::run() {
   b_.CreateCondBr(b_.CreateICmpULT(thread_index(), b_.CreateLoad(i32, row_end_)), dispatch, next_row);
   b_.SetInsertPoint(next_row);
   b_.CreateCondBr(b_.CreateICmpULT(b_.CreateLoad(i32, row_end_), end), rows, done);
+  one_head_ = head;
+  one_next_row_ = next_row;
   b_.SetInsertPoint(dispatch);
   dispatch_ = b_.CreateSwitch(resume, done);
   dispatch_->addCase(b_.getInt32(kResumeStart), body_);
@@ -989,8 +991,25 @@ void FunctionLowering::emit_row_setup(IRBuilder<>& b, BasicBlock* head, bool who
 // The copies together are about the size of the original when the split points divide the
 // kernel into regions, as they do.
 void FunctionLowering::split_thread_loop(Value* end) {
-  if (dispatch_->getNumCases() < 2)
-    return; // one entry: the loop is that entry's already
+  if (dispatch_->getNumCases() < 2) { // one entry: the loop is that entry's already
+    // It too gets a copy for calls of the whole block where a kernel reads %tid.y or
+    // %tid.z (copy_full_rows): a 2-D kernel without barriers.
+    if (full_rows_enabled() && reads_rows_ && !warp_chunks_ && !inlined_waiting_call_) {
+      BasicBlock* dispatch = dispatch_->getParent();
+      std::vector<BasicBlock*> blocks{dispatch};
+      SmallPtrSet<BasicBlock*, 32> seen{dispatch};
+      for (size_t k = 0; k < blocks.size(); ++k)
+        for (BasicBlock* s : successors(blocks[k]))
+          if (s != latch_ && s != dispatch_->getDefaultDest() && seen.insert(s).second)
+            blocks.push_back(s);
+      BasicBlock* pick = BasicBlock::Create(ctx(), "pick_rows", fn_);
+      Instruction* br = enter_->getTerminator();
+      BasicBlock* rows = br->getSuccessor(0);
+      br->setSuccessor(0, pick);
+      copy_full_rows("", pick, rows, one_head_, latch_, blocks, one_next_row_, dispatch_->getDefaultDest());
+    }
+    return;
+  }
   // Kernels with functions inlined because they wait (device-debug builds) keep the one
   // loop: split, they loop forever (tests/cuda's -G variants of warp_shfl and cg_tiles; a
   // -G kernel calling a function with a shuffle in a loop), a fault not found yet. At O3
@@ -1188,6 +1207,14 @@ void FunctionLowering::copy_full_rows(const std::string& tag, BasicBlock* pick, 
   copies.push_back(latch_copy);
   remapInstructionsInBlocks(copies, map);
   mark_thread_loop(latch_copy->getTerminator());
+  // The copies of the stops' stores are stops' stores too (drop_exit_markers, LazyStop).
+  for (SmallPtrSet<StoreInst*, 16>* stores : {&stop_markers_, &wait_stores_}) {
+    SmallVector<StoreInst*, 16> copied;
+    for (StoreInst* store : *stores)
+      if (auto it = map.find(store); it != map.end())
+        copied.push_back(cast<StoreInst>(&*it->second));
+    stores->insert(copied.begin(), copied.end());
+  }
   // What the chain knows of the loop's exit it knows of the copy's.
   if (auto it = loop_stops_.find(exit); it != loop_stops_.end())
     loop_stops_[full_next] = it->second;

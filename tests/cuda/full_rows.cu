@@ -55,6 +55,16 @@ __global__ void block_total(const int* in, int* out, int* marks) {
   out[blockIdx.x * n + t] = warp_sums[0] - threadIdx.y;
 }
 
+// Without barriers: the kernel's one thread loop gets the copy too. Each element from its
+// row neighbours, guarded by the grid's edge.
+__global__ void row_blur(const int* in, int* out, int width, int height) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < width && y < height) {
+    int l = x > 0 ? in[y * width + x - 1] : 0, r = x + 1 < width ? in[y * width + x + 1] : 0;
+    out[(threadIdx.z * height + y) * width + x] = l + 2 * in[y * width + x] + r + int(threadIdx.z);
+  }
+}
+
 int main() {
   const int width = 75, height = 29;
   std::vector<int> in(width * height);
@@ -82,6 +92,22 @@ int main() {
           want[z * cells + y * width + x] = at(x - 1, y) + at(x + 1, y) + at(x, y - 1) + at(x, y + 1) + 10 * (z + 1);
     char name[64];
     snprintf(name, sizeof name, "neighbours, block %ux%ux%u", shape.x, shape.y, shape.z);
+    expect_equal(name, got.data(), want.data(), got.size());
+  }
+  for (dim3 shape : shapes) {
+    dim3 grid((width + shape.x - 1) / shape.x, (height + shape.y - 1) / shape.y);
+    const int planes = int(shape.z), cells = width * height;
+    CHECK(cudaMemset(d_out, 0, 8192 * sizeof(int)));
+    row_blur<<<grid, shape>>>(d_in, d_out, width, height);
+    CHECK_LAUNCH();
+    std::vector<int> got(planes * cells), want(planes * cells);
+    CHECK(cudaMemcpy(got.data(), d_out, got.size() * sizeof(int), cudaMemcpyDeviceToHost));
+    for (int z = 0; z < planes; ++z)
+      for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x)
+          want[z * cells + y * width + x] = at(x - 1, y) + 2 * at(x, y) + at(x + 1, y) + z;
+    char name[64];
+    snprintf(name, sizeof name, "row blur, block %ux%ux%u", shape.x, shape.y, shape.z);
     expect_equal(name, got.data(), want.data(), got.size());
   }
   const dim3 whole_warps[] = {dim3(32, 8), dim3(16, 16), dim3(64, 2), dim3(8, 4, 2)};
