@@ -954,11 +954,11 @@ void FunctionLowering::emit_row_setup(IRBuilder<>& b, BasicBlock* head, bool who
   Value* z = tag(b.CreateUDiv(row, ny), 2);
   Value* row_end = b.CreateAdd(base, nx);
   Value* end = fn_->getArg(3);
-  Value* clamped = b.CreateSelect(b.CreateICmpULT(row_end, end), row_end, end);
-  if (whole_rows) { // every row whole (FullRows): the loop goes from base to base + nx
-    clamped = b.CreateAdd(base, nx, "whole_row_end", /*HasNUW=*/true, /*HasNSW=*/true);
+  // Every row whole (copy_full_rows): the loop goes from base to base + nx.
+  Value* clamped = whole_rows ? b.CreateAdd(base, nx, "whole_row_end", /*HasNUW=*/true, /*HasNSW=*/true)
+                              : b.CreateSelect(b.CreateICmpULT(row_end, end), row_end, end);
+  if (whole_rows)
     b.CreateStore(base, thread_);
-  }
   if (warp_chunks_) {
     // The row's threads may go in pieces of 32 %tid.x values, where WarpIndices finds
     // that worth it (codegen/warp_indices.h): the piece's warp, its end, and the row's.
@@ -994,7 +994,7 @@ void FunctionLowering::split_thread_loop(Value* end) {
   if (dispatch_->getNumCases() < 2) { // one entry: the loop is that entry's already
     // It too gets a copy for calls of the whole block where a kernel reads %tid.y or
     // %tid.z (copy_full_rows): a 2-D kernel without barriers.
-    if (full_rows_enabled() && reads_rows_ && !warp_chunks_ && !inlined_waiting_call_) {
+    if (gets_full_rows() && !inlined_waiting_call_) {
       BasicBlock* dispatch = dispatch_->getParent();
       std::vector<BasicBlock*> blocks{dispatch};
       SmallPtrSet<BasicBlock*, 32> seen{dispatch};
@@ -1109,9 +1109,7 @@ void FunctionLowering::split_thread_loop(Value* end) {
     // in kernels written for blocks of several rows (they read %tid.y or %tid.z): the copy
     // of a kernel of one-row blocks would be dead code that its first compile still
     // optimised (scan's three kernels 143-147 -> 185-216 ms cold).
-    BasicBlock* pick = full_rows_enabled() && reads_rows_ && !warp_chunks_
-                           ? BasicBlock::Create(ctx(), "pick_rows" + tag, fn_)
-                           : nullptr;
+    BasicBlock* pick = gets_full_rows() ? BasicBlock::Create(ctx(), "pick_rows" + tag, fn_) : nullptr;
     if (pick)
       loop_entry = pick;
     IRBuilder<> b(rows);
@@ -1161,6 +1159,13 @@ void FunctionLowering::split_thread_loop(Value* end) {
 
 bool full_rows_enabled() {
   return config::switched_on("MIMIC_FULL_ROWS");
+}
+
+// Whether the thread loops get copies for whole rows (copy_full_rows): in kernels written
+// for blocks of several rows (they read %tid.y or %tid.z), whose rows do not go in warp
+// pieces (codegen/warp_indices.h).
+bool FunctionLowering::gets_full_rows() const {
+  return full_rows_enabled() && reads_rows_ && !warp_chunks_;
 }
 
 // A copy of a thread loop and its rows for a call of the whole block of several rows,

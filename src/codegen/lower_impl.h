@@ -396,6 +396,7 @@ private:
   // rows: the row setup of the thread at `thread_`; goes on to `head`.
   void emit_row_setup(llvm::IRBuilder<>& b, llvm::BasicBlock* head, bool whole_rows = false);
   bool reads_rows_ = false; // the kernel reads %tid.y or %tid.z
+  bool gets_full_rows() const;
   llvm::BasicBlock* one_head_ = nullptr;     // the one thread loop's header and row exit,
   llvm::BasicBlock* one_next_row_ = nullptr; // before split_thread_loop
   void copy_full_rows(const std::string& tag, llvm::BasicBlock* pick, llvm::BasicBlock* rows, llvm::BasicBlock* head,

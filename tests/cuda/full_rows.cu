@@ -77,38 +77,37 @@ int main() {
   CHECK(cudaMemcpy(d_in, in.data(), in.size() * sizeof(int), cudaMemcpyHostToDevice));
   auto at = [&](int x, int y) { return x >= 0 && x < width && y >= 0 && y < height ? in[y * width + x] : 0; };
   const dim3 shapes[] = {dim3(32, 8), dim3(24, 5), dim3(7, 3, 2), dim3(64, 4), dim3(16, 16), dim3(75, 1)};
+  // Each of shape.z output planes of width x height against `expected(x, y, z)`.
+  const int cells = width * height;
+  auto compare_planes = [&](const char* what, dim3 shape, auto expected) {
+    const int planes = int(shape.z);
+    std::vector<int> got(planes * cells), want(planes * cells);
+    if (cudaMemcpy(got.data(), d_out, got.size() * sizeof(int), cudaMemcpyDeviceToHost) != cudaSuccess)
+      return false;
+    for (int z = 0; z < planes; ++z)
+      for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x)
+          want[z * cells + y * width + x] = expected(x, y, z);
+    char name[64];
+    snprintf(name, sizeof name, "%s, block %ux%ux%u", what, shape.x, shape.y, shape.z);
+    expect_equal(name, got.data(), want.data(), got.size());
+    return true;
+  };
   for (dim3 shape : shapes) {
     dim3 grid((width + shape.x - 1) / shape.x, (height + shape.y - 1) / shape.y);
     size_t shared = shape.z * (shape.y + 2) * (shape.x + 2) * sizeof(int);
-    const int planes = int(shape.z), cells = width * height;
     CHECK(cudaMemset(d_out, 0, 8192 * sizeof(int)));
     neighbours<<<grid, shape, shared>>>(d_in, d_out, width, height);
     CHECK_LAUNCH();
-    std::vector<int> got(planes * cells), want(planes * cells);
-    CHECK(cudaMemcpy(got.data(), d_out, got.size() * sizeof(int), cudaMemcpyDeviceToHost));
-    for (int z = 0; z < planes; ++z)
-      for (int y = 0; y < height; ++y)
-        for (int x = 0; x < width; ++x)
-          want[z * cells + y * width + x] = at(x - 1, y) + at(x + 1, y) + at(x, y - 1) + at(x, y + 1) + 10 * (z + 1);
-    char name[64];
-    snprintf(name, sizeof name, "neighbours, block %ux%ux%u", shape.x, shape.y, shape.z);
-    expect_equal(name, got.data(), want.data(), got.size());
-  }
-  for (dim3 shape : shapes) {
-    dim3 grid((width + shape.x - 1) / shape.x, (height + shape.y - 1) / shape.y);
-    const int planes = int(shape.z), cells = width * height;
+    EXPECT(compare_planes("neighbours", shape, [&](int x, int y, int z) {
+      return at(x - 1, y) + at(x + 1, y) + at(x, y - 1) + at(x, y + 1) + 10 * (z + 1);
+    }));
     CHECK(cudaMemset(d_out, 0, 8192 * sizeof(int)));
     row_blur<<<grid, shape>>>(d_in, d_out, width, height);
     CHECK_LAUNCH();
-    std::vector<int> got(planes * cells), want(planes * cells);
-    CHECK(cudaMemcpy(got.data(), d_out, got.size() * sizeof(int), cudaMemcpyDeviceToHost));
-    for (int z = 0; z < planes; ++z)
-      for (int y = 0; y < height; ++y)
-        for (int x = 0; x < width; ++x)
-          want[z * cells + y * width + x] = at(x - 1, y) + 2 * at(x, y) + at(x + 1, y) + z;
-    char name[64];
-    snprintf(name, sizeof name, "row blur, block %ux%ux%u", shape.x, shape.y, shape.z);
-    expect_equal(name, got.data(), want.data(), got.size());
+    EXPECT(compare_planes("row blur", shape, [&](int x, int y, int z) {
+      return at(x - 1, y) + 2 * at(x, y) + at(x + 1, y) + z;
+    }));
   }
   const dim3 whole_warps[] = {dim3(32, 8), dim3(16, 16), dim3(64, 2), dim3(8, 4, 2)};
   for (dim3 shape : whole_warps) {
