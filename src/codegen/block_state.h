@@ -127,6 +127,7 @@ enum class BarrierReduction : uint32_t { Popc = 0, And = 1, Or = 2 };
 
 static_assert(int(SpecialRegister::Count_) <= 48, "BlockState::sreg holds them");
 constexpr uint32_t kReservedSharedBytes = 1024; // as CUDA reserves per block on sm_80+
+constexpr uint32_t kMaxBlockThreads = 1024;     // CUDA's limit, which launches check
 
 struct BlockState {
   uint32_t sreg[48];        // block-wide special registers, indexed by codegen::SpecialRegister

@@ -943,6 +943,12 @@ void FunctionLowering::emit_row_setup(IRBuilder<>& b, BasicBlock* head, bool who
   Value* nx = field(offsetof(BlockState, block_dim));
   Value* ny = field(offsetof(BlockState, block_dim) + 4);
   Value* first = b.CreateLoad(i32, thread_);
+  // In the copy for whole rows, the row's first thread is below 1024 (a block's most), and
+  // saying so lets SCEV see that base + nx does not wrap, hence the loop's constant trip
+  // count; the flags on the add are not enough (SCEV's expander drops them where it
+  // reuses the add).
+  if (whole_rows)
+    first = b.CreateAnd(first, b.getInt32(kMaxBlockThreads - 1), "first_below_1024");
   auto tag = [&](Value* v, unsigned kind) {
     if (auto* i = dyn_cast<Instruction>(v))
       i->setMetadata(kRowMetadata, MDNode::get(ctx(), {ConstantAsMetadata::get(b.getInt32(kind))}));
@@ -952,9 +958,11 @@ void FunctionLowering::emit_row_setup(IRBuilder<>& b, BasicBlock* head, bool who
   Value* base = tag(b.CreateMul(row, nx), 0);
   Value* y = tag(b.CreateURem(row, ny), 1);
   Value* z = tag(b.CreateUDiv(row, ny), 2);
-  Value* row_end = b.CreateAdd(base, nx);
   Value* end = fn_->getArg(3);
-  // Every row whole (copy_full_rows): the loop goes from base to base + nx.
+  // Every row whole (copy_full_rows): the loop goes from base to base + nx, which cannot
+  // wrap (a block has at most 1024 threads). The sum without the flags is not built at
+  // all: CSE would merge the two and keep the flags neither has.
+  Value* row_end = whole_rows ? nullptr : b.CreateAdd(base, nx);
   Value* clamped = whole_rows ? b.CreateAdd(base, nx, "whole_row_end", /*HasNUW=*/true, /*HasNSW=*/true)
                               : b.CreateSelect(b.CreateICmpULT(row_end, end), row_end, end);
   if (whole_rows)
