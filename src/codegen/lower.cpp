@@ -1,6 +1,7 @@
 // Module and function structure of the lowering: registers, labels, operands, addresses.
 // The instructions themselves are in lower_instructions.cpp.
 #include "codegen/lower_impl.h"
+#include "codegen/edge_threads.h"
 #include "codegen/spill_remat.h"
 #include "codegen/uniform_loads.h"
 #include "codegen/thread_interchange.h"
@@ -1220,6 +1221,21 @@ void FunctionLowering::copy_full_rows(const std::string& tag, BasicBlock* pick, 
   copies.push_back(latch_copy);
   remapInstructionsInBlocks(copies, map);
   mark_thread_loop(latch_copy->getTerminator());
+  if (edge_threads_enabled()) {
+    // LLVM's peeling leaves the copy alone (it peels as many iterations as it may, for it):
+    // the code only a row's first or last thread runs moves after the loop instead, which
+    // keeps the loop's trip count (codegen/edge_threads.h).
+    Instruction* back = latch_copy->getTerminator();
+    SmallVector<Metadata*, 4> ops{nullptr};
+    MDNode* id = back->getMetadata(LLVMContext::MD_loop);
+    for (unsigned k = 1; k < id->getNumOperands(); ++k)
+      ops.push_back(id->getOperand(k));
+    ops.push_back(MDNode::get(ctx(), {MDString::get(ctx(), "llvm.loop.peeled.count"),
+                                      ConstantAsMetadata::get(b.getInt32(kMaxBlockThreads))}));
+    MDNode* with = MDNode::getDistinct(ctx(), ops);
+    with->replaceOperandWith(0, with);
+    back->setMetadata(LLVMContext::MD_loop, with);
+  }
   // The copies of the stops' stores are stops' stores too (drop_exit_markers, LazyStop).
   for (SmallPtrSet<StoreInst*, 16>* stores : {&stop_markers_, &wait_stores_}) {
     SmallVector<StoreInst*, 16> copied;

@@ -17,6 +17,7 @@
 #include "code_id.h"
 #include "codegen/parallel_loops.h"
 #include "codegen/row_guards.h"
+#include "codegen/edge_threads.h"
 #include "codegen/row_unswitch.h"
 #include "codegen/shared_store_select.h"
 #include "codegen/thread_interchange.h"
@@ -160,6 +161,7 @@ std::string cache_key(const runtime::Program& program, bool check_memory) {
   add(codegen::counted_rounds_enabled() ? "counted-rounds=on" : "counted-rounds=off");
   add(codegen::row_unswitch_enabled() ? "row-unswitch=on" : "row-unswitch=off");
   add(codegen::row_guards_enabled() ? "row-guards=on" : "row-guards=off");
+  add(codegen::edge_threads_enabled() ? "edge-threads=on" : "edge-threads=off");
   add(codegen::uniform_scatter_enabled() ? "uniform-scatter=on" : "uniform-scatter=off");
   add(std::string("store-masks=") + codegen::store_masks_setting());
   add(codegen::shared_store_select_enabled() ? "shared-store-select=on" : "shared-store-select=off");

@@ -67,6 +67,7 @@
 #include "codegen/parallel_loops.h"
 #include "codegen/prefetch_calls.h"
 #include "codegen/row_guards.h"
+#include "codegen/edge_threads.h"
 #include "codegen/row_unswitch.h"
 #include "codegen/shared_store_select.h"
 #include "codegen/block_prefetch.h"
@@ -360,6 +361,7 @@ void optimise(llvm::Module& m, llvm::TargetMachine* tm, Tier tier = Tier::Optimi
       fpm.addPass(llvm::createFunctionToLoopPassAdaptor(
           codegen::UnswitchThreadLoops(codegen::UnswitchThreadLoops::kRowGuardsThreshold), /*UseMemorySSA=*/true));
       fpm.addPass(codegen::FoldSettledBranches());
+      fpm.addPass(codegen::ExtractEdgeThreads()); // a row's edge threads' code after its loop
       fpm.addPass(codegen::SelectSharedStores());
     });
     pb.registerVectorizerEndEPCallback([](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) {
@@ -996,7 +998,8 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
   const char* dump = std::getenv("MIMIC_DUMP_IR");
   const char* llvm_options = std::getenv("MIMIC_LLVM_OPTIONS");
   const bool dumping = (dump && *dump) || (llvm_options && *llvm_options) || codegen::interchange_explain() ||
-                       codegen::row_guards_explain() || codegen::parallel_loops_explain();
+                       codegen::row_guards_explain() || codegen::parallel_loops_explain() ||
+                       codegen::edge_threads_explain();
   const bool check = config::check_memory();
   const std::string key = cache_directory().empty() || dumping || quick_tier() == QuickTier::Only
                               ? std::string()

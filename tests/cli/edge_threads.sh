@@ -1,0 +1,42 @@
+#!/bin/sh
+# Code only a row's first or last thread runs (a tile's halo) moves out of the copy of a
+# thread loop for whole rows and runs after it for that thread (codegen/edge_threads.h);
+# LLVM's peeling then leaves the copy its full trip count. On tests/codegen/halo_tile.ptx
+# (both halo loads of a 32x8 tile) and edge_rows.ptx (tests/cuda/edge_threads.cu's two
+# kernels: one whose edge code moves, one whose thread-0 code uses a value the thread
+# loaded from shared memory, which stays). Behaviour: tests/cuda/edge_threads.cu.
+#   edge_threads.sh MIMIC TILE_PTX ROWS_PTX
+set -eu
+mimic=$1 tile=$2 rows=$3
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+fail() { echo "edge_threads.sh: $*" >&2; exit 1; }
+count() { grep -c "$1" "$2" || true; }
+
+MIMIC_EDGE_THREADS=explain "$mimic" compile --target cpu --cpu znver3 --block 32,8 --emit llvm "$tile" \
+  -o "$out/on.ll" 2> "$out/tile.txt"
+[ "$(count 'runs after loop .* for its iteration 0$' "$out/tile.txt")" -ge 2 ] ||
+  fail "halo_tile for 32x8: thread 0's halo load did not move: $(cat "$out/tile.txt")"
+[ "$(count 'runs after loop .* for its iteration 31$' "$out/tile.txt")" -ge 2 ] ||
+  fail "halo_tile for 32x8: thread 31's halo load did not move: $(cat "$out/tile.txt")"
+# The halo rows' copies store tile[0][tx] after the halo's tile[ty][0]: apart for thread 0
+# (ty >= 1), which SCEV's ranges show where alias analysis cannot.
+[ "$(count 'stays' "$out/tile.txt")" -eq 0 ] || fail "halo_tile for 32x8: code stayed: $(cat "$out/tile.txt")"
+# The copies are not peeled (blocks named .full...peel); without the pass LLVM peels thread 0.
+MIMIC_EDGE_THREADS=0 "$mimic" compile --target cpu --cpu znver3 --block 32,8 --emit llvm "$tile" -o "$out/off.ll"
+peeled() { grep -c '^"\{0,1\}[^ ]*\.full[^ ]*peel[^ ]*:' "$1" || true; }
+[ "$(peeled "$out/on.ll")" -eq 0 ] || fail "halo_tile for 32x8: the copies were peeled with the pass on"
+[ "$(peeled "$out/off.ll")" -gt 0 ] || fail "halo_tile for 32x8: expected LLVM to peel the copies without the pass"
+# For any block shape the loops' trip counts are not known: nothing moves.
+MIMIC_EDGE_THREADS=explain "$mimic" compile --target cpu --cpu znver3 --emit llvm "$tile" -o "$out/any.ll" 2> "$out/any.txt"
+[ "$(count 'runs after' "$out/any.txt")" -eq 0 ] || fail "halo_tile for any shape: code moved: $(cat "$out/any.txt")"
+
+MIMIC_EDGE_THREADS=explain "$mimic" compile --target cpu --cpu znver3 --block 24,4 --emit llvm "$rows" \
+  -o "$out/rows.ll" 2> "$out/rows.txt"
+[ "$(count 'mimic_kernel_0.* runs after loop .* for its iteration 0$' "$out/rows.txt")" -eq 1 ] &&
+  [ "$(count 'mimic_kernel_0.* runs after loop .* for its iteration 23$' "$out/rows.txt")" -eq 1 ] ||
+  fail "edges_move for 24x4: expected thread 0's and thread 23's code to move: $(cat "$out/rows.txt")"
+[ "$(count 'mimic_kernel_1.* stays: a value of the iteration it cannot compute again' "$out/rows.txt")" -eq 1 ] ||
+  fail "edges_stay for 24x4: expected thread 0's code to stay: $(cat "$out/rows.txt")"
+[ "$(count 'mimic_kernel_1.* runs after' "$out/rows.txt")" -eq 0 ] || fail "edges_stay for 24x4: code moved"
+echo "edge_threads.sh: ok"
