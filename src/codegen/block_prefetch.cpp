@@ -42,6 +42,41 @@ SmallVector<LoadInst*, 4> ctaid_x_loads(Function& f) {
 
 constexpr uint64_t kLine = 64;
 
+// For the stride's sake only, extensions taken through the sums and products under them
+// (zext(a + b) as zext(a) + zext(b)), as if the 32-bit index arithmetic did not wrap between
+// a block and the next: stencil's x = 32 * %ctaid.x + %tid.x, extended, moves 128 bytes,
+// where SCEV keeps zext(x + 32) - zext(x), a stride known only at run time, and every
+// vector access had a prefetch that came out at a stride of 0, for nothing. Used only to
+// leave such accesses without prefetches: a wrong guess costs a prefetch that was not made.
+struct DistributeExtensions : SCEVRewriteVisitor<DistributeExtensions> {
+  using SCEVRewriteVisitor::SCEVRewriteVisitor;
+  const SCEV* distribute(const SCEV* op, Type* to, bool sign) {
+    auto ext = [&](const SCEV* v) { return visit(sign ? SE.getSignExtendExpr(v, to) : SE.getZeroExtendExpr(v, to)); };
+    SmallVector<const SCEV*, 4> ops;
+    if (auto* add = dyn_cast<SCEVAddExpr>(op)) {
+      for (const SCEV* o : add->operands())
+        ops.push_back(ext(o));
+      return SE.getAddExpr(ops);
+    }
+    if (auto* mul = dyn_cast<SCEVMulExpr>(op)) {
+      for (const SCEV* o : mul->operands())
+        ops.push_back(ext(o));
+      return SE.getMulExpr(ops);
+    }
+    return nullptr;
+  }
+  const SCEV* visitZeroExtendExpr(const SCEVZeroExtendExpr* e) {
+    if (const SCEV* d = distribute(e->getOperand(), e->getType(), false))
+      return d;
+    return SCEVRewriteVisitor::visitZeroExtendExpr(e);
+  }
+  const SCEV* visitSignExtendExpr(const SCEVSignExtendExpr* e) {
+    if (const SCEV* d = distribute(e->getOperand(), e->getType(), true))
+      return d;
+    return SCEVRewriteVisitor::visitSignExtendExpr(e);
+  }
+};
+
 // A vector access (plain or masked, or a gather or scatter): the pointer (a vector of
 // pointers for a gather or scatter), what it moves, and whether it writes.
 struct VectorAccess {
@@ -269,6 +304,12 @@ PreservedAnalyses PrefetchNextBlock::run(Function& f, FunctionAnalysisManager& a
       if (isa<SCEVCouldNotCompute>(stride) || !se.isLoopInvariant(stride, outermost))
         continue;
       if (auto* c = dyn_cast<SCEVConstant>(stride); c && c->getAPInt().abs().slt(kFarStride))
+        continue;
+      // A stride SCEV knows only at run time may be a short one with the extensions taken
+      // through: then there is nothing to prefetch.
+      DistributeExtensions distribute(se);
+      const SCEV* hint = se.getMinusSCEV(distribute.visit(there), distribute.visit(here));
+      if (auto* c = dyn_cast<SCEVConstant>(hint); c && c->getAPInt().abs().slt(kFarStride))
         continue;
       sites.push_back({&i, what, extent, stride, outermost});
     }

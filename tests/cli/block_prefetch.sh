@@ -9,8 +9,11 @@
 # thread's four items are four gathers, and the tile is the block's, 4 KiB on for the next
 # block: one read prefetch site serves all four gathers, the joined run of its stores gets
 # write prefetches, and add_tile_offsets' `out[i] += x` gets write prefetches only (they
-# serve the loads too). Behaviour: every tests/cuda program.
-#   block_prefetch.sh MIMIC ROW_SCALE_PTX TILED_GEMM_PTX BLOCK_SCAN_PTX
+# serve the loads too). halo_tile.ptx (a 32x8 tile) for its block shape: the next block is
+# 128 bytes on, which SCEV sees only with the extension of x = 32 * %ctaid.x + %tid.x taken
+# through the sum: no prefetch (there were 8, each at a stride of 0 when it ran).
+# Behaviour: every tests/cuda program.
+#   block_prefetch.sh MIMIC ROW_SCALE_PTX TILED_GEMM_PTX BLOCK_SCAN_PTX HALO_TILE_PTX
 set -eu
 # The code read here is an AVX-512 machine's (16-lane vectors, the vectoriser's gathers and
 # scatters) on any machine: `mimic compile --cpu sapphirerapids` with 512-bit vectors.
@@ -56,4 +59,7 @@ scan=$(sites "$@")
 [ "$(count "$scan" 'mimic_kernel_2 1')" -ge 1 ] || fail "block_scan.ptx add_tile_offsets: no write prefetch, got: $scan"
 scan=$(MIMIC_STORE_PREFETCH=0 sites "$@")
 [ "$(count "$scan" 'mimic_kernel_2 0')" -ge 1 ] || fail "block_scan.ptx add_tile_offsets with MIMIC_STORE_PREFETCH=0: no read prefetch, got: $scan"
+halo=$("$mimic" compile --target cpu --cpu sapphirerapids --block 32,8 --emit llvm "$5" -o - |
+  grep -c 'call void @llvm.prefetch.p0(ptr %next.block.line' || true)
+[ "$halo" -eq 0 ] || fail "halo_tile.ptx for 32x8: $halo prefetches, its next block is 128 bytes on"
 echo "block_prefetch.sh: ok ($rows write and $reads read prefetches)"
