@@ -9,6 +9,7 @@
 #include <llvm/Analysis/MemoryLocation.h>
 #include <llvm/Analysis/ScalarEvolution.h>
 #include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/Analysis/ScopedNoAliasAA.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/Dominators.h>
 #include <llvm/IR/Instructions.h>
@@ -38,52 +39,51 @@ bool edge_threads_explain() {
 
 namespace {
 
-// A row has at most 1024 threads; a loop that runs more is not a thread loop's row.
-constexpr uint64_t kMaxIterations = 1024;
+// A thread loop runs the threads of one row, at most 1024: a value stepping by one with it
+// in 12 bits or more takes each of its values once.
+constexpr unsigned kMinWidth = 12;
 // How deep the values a moved block uses are traced back through the iteration's arithmetic.
 constexpr unsigned kMaxDepth = 24;
 
-// The iteration (0 or `last`) that `cond` coming out as `taken` implies, if it implies one:
-// an equality of a value stepping with the iteration and one that does not, holding at that
-// iteration only (under `and` when taken, the `or` of inequalities when not).
-std::optional<uint64_t> implied_iteration(Value* cond, bool taken, Loop& loop, ScalarEvolution& se, uint64_t last,
-                                          unsigned depth = 0) {
+// The iteration (a SCEV, counted from 0) that `cond` coming out as `taken` implies, if it
+// implies one: an equality of a value stepping by one with the iteration and one that does
+// not (under `and` when taken, the `or` of inequalities when not).
+const SCEV* implied_iteration(Value* cond, bool taken, Loop& loop, ScalarEvolution& se, unsigned depth = 0) {
   if (depth > 6)
-    return std::nullopt;
+    return nullptr;
   Value *a, *b;
   if (match(cond, m_Freeze(m_Value(a))))
-    return implied_iteration(a, taken, loop, se, last, depth + 1);
+    return implied_iteration(a, taken, loop, se, depth + 1);
   if (match(cond, m_Not(m_Value(a))))
-    return implied_iteration(a, !taken, loop, se, last, depth + 1);
+    return implied_iteration(a, !taken, loop, se, depth + 1);
   if (taken ? match(cond, m_LogicalAnd(m_Value(a), m_Value(b))) : match(cond, m_LogicalOr(m_Value(a), m_Value(b)))) {
-    if (auto k = implied_iteration(a, taken, loop, se, last, depth + 1))
+    if (const SCEV* k = implied_iteration(a, taken, loop, se, depth + 1))
       return k;
-    return implied_iteration(b, taken, loop, se, last, depth + 1);
+    return implied_iteration(b, taken, loop, se, depth + 1);
   }
   CmpPredicate pred;
   if (!match(cond, m_ICmp(pred, m_Value(a), m_Value(b))) ||
-      pred != (taken ? ICmpInst::ICMP_EQ : ICmpInst::ICMP_NE) || !se.isSCEVable(a->getType()))
-    return std::nullopt;
+      pred != (taken ? ICmpInst::ICMP_EQ : ICmpInst::ICMP_NE) || !a->getType()->isIntegerTy() ||
+      a->getType()->getIntegerBitWidth() < kMinWidth)
+    return nullptr;
   auto* rec = dyn_cast<SCEVAddRecExpr>(se.getMinusSCEV(se.getSCEV(a), se.getSCEV(b)));
   if (!rec || rec->getLoop() != &loop || !rec->isAffine())
-    return std::nullopt;
-  auto* start = dyn_cast<SCEVConstant>(rec->getStart());
+    return nullptr;
   auto* step = dyn_cast<SCEVConstant>(rec->getStepRecurrence(se));
-  if (!start || !step || step->getAPInt().isZero())
-    return std::nullopt;
-  // The difference takes a distinct value at each iteration when |step| * last stays below
-  // half its range: zero at most once.
-  const unsigned width = start->getAPInt().getBitWidth();
-  if (width < 2 || (width <= 64 && (last >> (width - 1)) != 0))
-    return std::nullopt;
-  bool overflow = false;
-  const APInt span = step->getAPInt().abs().umul_ov(APInt(width, last), overflow);
-  if (overflow || span.isNegative())
-    return std::nullopt;
-  for (uint64_t k : {uint64_t(0), last})
-    if ((start->getAPInt() + step->getAPInt() * APInt(width, k)).isZero())
-      return k;
-  return std::nullopt;
+  if (!step || !step->getAPInt().abs().isOne())
+    return nullptr;
+  // start + k * step == 0
+  return step->getAPInt().isOne() ? se.getNegativeSCEV(rec->getStart()) : rec->getStart();
+}
+
+// Memory an invariant load reads is not written while the kernel runs.
+bool invariant(const Instruction* i) {
+  return isa<LoadInst>(i) && i->hasMetadata(LLVMContext::MD_invariant_load);
+}
+
+// `rec` at iteration `k` of its loop.
+const SCEV* at_iteration(const SCEVAddRecExpr* rec, const SCEV* k, ScalarEvolution& se) {
+  return rec->evaluateAtIteration(se.getTruncateOrZeroExtend(k, rec->getStepRecurrence(se)->getType()), se);
 }
 
 // Code that only one iteration of the loop runs: `entry` and the blocks it dominates, entered
@@ -94,15 +94,17 @@ struct Edge {
   BasicBlock* entry;
   BasicBlock* join;
   SmallVector<BasicBlock*, 4> blocks;
-  uint64_t iteration;
+  const SCEV* iteration;
+  bool checked; // the iteration is known to be one the loop runs
 };
 
 class EdgeFinder {
 public:
-  EdgeFinder(Loop& loop, uint64_t last, ScalarEvolution& se, DominatorTree& dt, AAResults& aa)
-      : loop_(loop), last_(last), se_(se), dt_(dt), aa_(aa) {}
+  EdgeFinder(Loop& loop, bool parallel, const SCEV* last, ScalarEvolution& se, DominatorTree& dt, AAResults& aa,
+             SCEVExpander& expander)
+      : loop_(loop), parallel_(parallel), last_(last), se_(se), dt_(dt), aa_(aa), expander_(expander) {}
 
-  // The blocks' code can run after the loop for `k`: every value it uses from the
+  // The blocks' code can run after the loop for iteration k_: every value it uses from the
   // iteration can be computed again there.
   bool computable(Value* v, const SmallPtrSetImpl<BasicBlock*>& region, unsigned depth = 0) {
     auto* i = dyn_cast<Instruction>(v);
@@ -112,9 +114,8 @@ public:
       return false;
     if (se_.isSCEVable(i->getType()))
       if (auto* rec = dyn_cast<SCEVAddRecExpr>(se_.getSCEV(i)); rec && rec->getLoop() == &loop_ && rec->isAffine())
-        return true;
-    if (isa<PHINode>(i) || i->isTerminator() ||
-        !(isSafeToSpeculativelyExecute(i) || (isa<LoadInst>(i) && i->hasMetadata(LLVMContext::MD_invariant_load))))
+        return expander_.isSafeToExpand(at_iteration(rec, k_, se_));
+    if (isa<PHINode>(i) || i->isTerminator() || !(isSafeToSpeculativelyExecute(i) || invariant(i)))
       return false;
     return all_of(i->operands(), [&](Value* op) { return computable(op, region, depth + 1); });
   }
@@ -125,10 +126,17 @@ public:
     if (entry == test->getSuccessor(taken ? 1 : 0) || !loop_.contains(entry) || entry == loop_.getHeader() ||
         entry->getSinglePredecessor() != test->getParent() || isa<PHINode>(entry->front()))
       return "not a block of its own";
-    auto k = implied_iteration(test->getCondition(), taken, loop_, se_, last_);
+    const SCEV* k = implied_iteration(test->getCondition(), taken, loop_, se_);
     if (!k)
-      return "not one edge thread's";
-    edge = Edge{test, taken, entry, nullptr, {}, *k};
+      return "not one thread's";
+    // Known to be one of the loop's iterations, known not to be, or checked after the loop.
+    k = se_.getTruncateOrZeroExtend(k, last_->getType());
+    if (se_.isKnownPredicate(ICmpInst::ICMP_UGT, k, last_))
+      return "a thread the loop does not run";
+    edge = Edge{test, taken, entry, nullptr, {}, k, se_.isKnownPredicate(ICmpInst::ICMP_ULE, k, last_)};
+    if (!edge.checked && !(expander_.isSafeToExpand(k) && expander_.isSafeToExpand(last_)))
+      return "a thread it cannot compute";
+    k_ = k;
     SmallPtrSet<BasicBlock*, 8> region;
     for (BasicBlock* bb : loop_.blocks())
       if (dt_.dominates(entry, bb))
@@ -169,6 +177,27 @@ public:
       }
     if (!computable(test->getCondition(), region))
       return "a test it cannot compute again";
+    // In a loop not known to be parallel (it reads a uniform value's slot: `if (lane == 0)
+    // total = v`), the loop's other accesses, in any iteration, must be kept apart from the
+    // code's by their alias scopes (the executor's arrays, the program's memory), which
+    // hold whatever the iteration, or be invariant loads.
+    if (!parallel_) {
+      ScopedNoAliasAAResult scopes;
+      SimpleAAQueryInfo query(aa_);
+      for (BasicBlock* bb : loop_.blocks())
+        if (!region.count(bb) && !moved.count(bb))
+          for (Instruction& i : *bb) {
+            if (!i.mayReadOrWriteMemory() || invariant(&i))
+              continue;
+            if (!isa<LoadInst>(i) && !isa<StoreInst>(i))
+              return "a call or fence in a loop not known to be parallel";
+            for (Instruction* own : accesses)
+              if ((i.mayWriteToMemory() || own->mayWriteToMemory()) && !invariant(own) &&
+                  scopes.alias(MemoryLocation::get(&i), MemoryLocation::get(own), query, nullptr) !=
+                      AliasResult::NoAlias)
+                return "an access in a loop not known to be parallel that its scopes do not keep apart";
+          }
+    }
     // What the iteration does after the code: none of it may touch what the code touches.
     SmallVector<BasicBlock*, 8> work{edge.join};
     SmallPtrSet<BasicBlock*, 8> after;
@@ -182,11 +211,9 @@ public:
         if (!isa<LoadInst>(i) && !isa<StoreInst>(i))
           return "a call or fence after it";
         for (Instruction* own : accesses) {
-          // Memory an invariant load reads is not written while the kernel runs.
-          auto invariant = [](Instruction* x) { return isa<LoadInst>(x) && x->hasMetadata(LLVMContext::MD_invariant_load); };
           if ((!i.mayWriteToMemory() && !own->mayWriteToMemory()) || invariant(&i) || invariant(own))
             continue;
-          if (!apart(&i, own, edge.iteration) &&
+          if (!apart(&i, own, k) &&
               aa_.alias(MemoryLocation::get(&i), MemoryLocation::get(own)) != AliasResult::NoAlias)
             return "an access after it that may touch what it does";
         }
@@ -202,11 +229,11 @@ private:
   // addresses there differ by at least the lower one's size over the range SCEV knows for
   // the values they share (stencil's tile[ty][0] and tile[0][tx] for thread 0: 136 * ty
   // - 4 bytes apart, ty in [1, 8], where alias analysis sees two indices it cannot tell).
-  bool apart(Instruction* a, Instruction* b, uint64_t k) {
+  bool apart(Instruction* a, Instruction* b, const SCEV* k) {
     auto at = [&](Instruction* i) -> const SCEV* {
       const SCEV* s = se_.getSCEV(const_cast<Value*>(getLoadStorePointerOperand(i)));
       if (auto* rec = dyn_cast<SCEVAddRecExpr>(s); rec && rec->getLoop() == &loop_ && rec->isAffine())
-        return rec->evaluateAtIteration(se_.getConstant(rec->getStepRecurrence(se_)->getType(), k), se_);
+        return at_iteration(rec, k, se_);
       return se_.isLoopInvariant(s, &loop_) ? s : nullptr;
     };
     const SCEV* pa = at(a);
@@ -224,16 +251,19 @@ private:
   }
 
   Loop& loop_;
-  uint64_t last_;
+  bool parallel_;    // llvm.loop.parallel_accesses
+  const SCEV* last_; // the loop's backedge-taken count
   ScalarEvolution& se_;
   DominatorTree& dt_;
   AAResults& aa_;
+  SCEVExpander& expander_;
+  const SCEV* k_ = nullptr; // the iteration examine's test implies
 };
 
-// The iteration's values computed again, for one iteration, before `at`.
+// The iteration's values computed again, for iteration `k`, before `at`.
 class Recompute {
 public:
-  Recompute(Loop& loop, uint64_t k, ScalarEvolution& se, SCEVExpander& expander)
+  Recompute(Loop& loop, const SCEV* k, ScalarEvolution& se, SCEVExpander& expander)
       : loop_(loop), k_(k), se_(se), expander_(expander) {}
 
   Value* get(Value* v, Instruction* at) {
@@ -245,8 +275,7 @@ public:
     Value* out = nullptr;
     if (se_.isSCEVable(i->getType()))
       if (auto* rec = dyn_cast<SCEVAddRecExpr>(se_.getSCEV(i)); rec && rec->getLoop() == &loop_ && rec->isAffine())
-        out = expander_.expandCodeFor(rec->evaluateAtIteration(se_.getConstant(rec->getStepRecurrence(se_)->getType(), k_), se_),
-                                      i->getType(), at->getIterator());
+        out = expander_.expandCodeFor(at_iteration(rec, k_, se_), i->getType(), at->getIterator());
     if (!out) {
       Instruction* copy = i->clone();
       copy->setName(i->getName() + ".edge");
@@ -262,15 +291,30 @@ public:
 
 private:
   Loop& loop_;
-  uint64_t k_;
+  const SCEV* k_;
   ScalarEvolution& se_;
   SCEVExpander& expander_;
   std::map<Value*, Value*> done_;
 };
 
-// Runs `edge`'s blocks for its iteration at the end of `at`, which goes on to `next`.
-void emit_after(const Edge& edge, BasicBlock* at, BasicBlock* next, Recompute& values) {
+// Runs `edge`'s blocks for its iteration at the end of `at`, which goes on to `next`; where
+// that iteration is not known to be one the loop ran (`last`: its backedge-taken count),
+// only if it is.
+void emit_after(const Edge& edge, BasicBlock* at, BasicBlock* next, Recompute& values, SCEVExpander& expander,
+                const SCEV* last, DominatorTree& dt) {
   Instruction* end = at->getTerminator();
+  if (!edge.checked) {
+    Value* k = expander.expandCodeFor(edge.iteration, edge.iteration->getType(), end->getIterator());
+    Value* n = expander.expandCodeFor(last, last->getType(), end->getIterator());
+    BasicBlock* one = BasicBlock::Create(at->getContext(), "edge_threads.one", at->getParent(), next);
+    BranchInst::Create(next, one);
+    auto* runs = new ICmpInst(end->getIterator(), ICmpInst::ICMP_ULE, k, n, "edge_threads.runs");
+    BranchInst::Create(one, next, runs, end->getIterator());
+    end->eraseFromParent();
+    dt.addNewBlock(one, at); // where the expander may reuse what it made (`next` stays at's)
+    at = one;
+    end = one->getTerminator();
+  }
   Value* cond = values.get(edge.test->getCondition(), end);
   ValueToValueMapTy map;
   map[edge.join] = next;
@@ -303,22 +347,24 @@ PreservedAnalyses ExtractEdgeThreads::run(Function& f, FunctionAnalysisManager& 
   const bool explain = edge_threads_explain();
   struct Found {
     Loop* loop;
+    const SCEV* last;
     SmallVector<Edge, 2> edges; // last in the loop's order first
   };
   std::vector<Found> found;
+  SCEVExpander expander(se, "edge");
   for (Loop* l : li.getLoopsInPreorder()) {
-    if (!l->isInnermost() || !is_thread_loop(*l) || !l->isAnnotatedParallel() || !l->getLoopPreheader() ||
-        !l->getLoopLatch() || l->getExitingBlock() != l->getLoopLatch() || !l->getExitBlock())
+    if (!l->isInnermost() || !is_thread_loop(*l) || !l->getLoopPreheader() || !l->getLoopLatch() ||
+        l->getExitingBlock() != l->getLoopLatch() || !l->getExitBlock())
       continue;
-    auto* trips = dyn_cast<SCEVConstant>(se.getBackedgeTakenCount(l));
-    if (!trips || trips->getAPInt().uge(kMaxIterations) || trips->getAPInt().isZero())
+    const SCEV* last = se.getBackedgeTakenCount(l);
+    if (isa<SCEVCouldNotCompute>(last) || !last->getType()->isIntegerTy())
       continue;
-    EdgeFinder finder(*l, trips->getAPInt().getZExtValue(), se, dt, aa);
+    EdgeFinder finder(*l, l->isAnnotatedParallel(), last, se, dt, aa, expander);
     LoopBlocksRPO order(l);
     order.perform(&li);
     SmallVector<BasicBlock*, 16> blocks(order.begin(), order.end());
     SmallPtrSet<BasicBlock*, 8> moved;
-    Found here{l, {}};
+    Found here{l, last, {}};
     for (BasicBlock* bb : reverse(blocks)) {
       auto* test = dyn_cast<BranchInst>(bb->getTerminator());
       if (moved.count(bb) || !test || !test->isConditional() || bb == l->getLoopLatch())
@@ -327,7 +373,7 @@ PreservedAnalyses ExtractEdgeThreads::run(Function& f, FunctionAnalysisManager& 
         Edge edge;
         const char* why = finder.examine(test, taken, moved, edge);
         if (explain && why && std::string_view(why) != "not a block of its own" &&
-            std::string_view(why) != "not one edge thread's")
+            std::string_view(why) != "not one thread's")
           errs() << "mimic: edge threads: " << f.getName() << " " << test->getSuccessor(taken ? 0 : 1)->getName()
                  << " stays: " << why << "\n";
         if (why)
@@ -335,7 +381,8 @@ PreservedAnalyses ExtractEdgeThreads::run(Function& f, FunctionAnalysisManager& 
         if (explain)
           errs() << "mimic: edge threads: " << f.getName() << " " << edge.entry->getName() << " ("
                  << edge.blocks.size() << " block(s)) runs after loop " << l->getHeader()->getName()
-                 << " for its iteration " << edge.iteration << "\n";
+                 << " for its iteration " << *edge.iteration << (edge.checked ? "" : ", if the loop runs it")
+                 << "\n";
         moved.insert(edge.blocks.begin(), edge.blocks.end());
         here.edges.push_back(std::move(edge));
         break;
@@ -346,29 +393,45 @@ PreservedAnalyses ExtractEdgeThreads::run(Function& f, FunctionAnalysisManager& 
   }
   if (found.empty())
     return PreservedAnalyses::all();
-  SCEVExpander expander(se, "edge");
+  SmallVector<BasicBlock*, 8> dead;
   for (Found& loop : found) {
-    BasicBlock* at = SplitEdge(loop.loop->getLoopLatch(), loop.loop->getExitBlock(), &dt, &li);
-    at->setName("edge_threads");
+    Loop& l = *loop.loop;
+    BasicBlock* after = SplitEdge(l.getLoopLatch(), l.getExitBlock(), &dt, &li);
+    after->setName("edge_threads");
     // After the loop in program order: a thread's two moved pieces run as they would have.
-    std::map<uint64_t, Recompute> values;
+    BasicBlock* at = after;
     for (const Edge& edge : reverse(loop.edges)) {
       BasicBlock* next = SplitBlock(at, at->getTerminator(), &dt, &li, nullptr, "edge_threads.next");
-      auto it = values.try_emplace(edge.iteration, *loop.loop, edge.iteration, se, expander).first;
-      emit_after(edge, at, next, it->second);
+      Recompute values(l, edge.iteration, se, expander);
+      emit_after(edge, at, next, values, expander, loop.last, dt);
       at = next;
+    }
+    SmallPtrSet<BasicBlock*, 8> moved;
+    for (const Edge& edge : loop.edges)
+      moved.insert(edge.blocks.begin(), edge.blocks.end());
+    // A loop left with nothing to do (the one thread's store was all it did) is not entered.
+    bool idle = after->phis().empty(); // the preheader can go straight to it
+    for (BasicBlock* bb : l.blocks())
+      if (!moved.count(bb))
+        for (Instruction& i : *bb)
+          idle &= !i.mayHaveSideEffects() &&
+                  all_of(i.users(), [&](User* u) { return l.contains(cast<Instruction>(u)->getParent()); });
+    if (idle) {
+      if (explain)
+        errs() << "mimic: edge threads: " << f.getName() << " loop " << l.getHeader()->getName()
+               << " is left with nothing to do: not entered\n";
+      l.getLoopPreheader()->getTerminator()->replaceSuccessorWith(l.getHeader(), after);
+      append_range(dead, l.blocks());
+      continue;
     }
     // In the loop, the test's other side only: the moved blocks are left unreachable.
     for (const Edge& edge : loop.edges) {
       BranchInst::Create(edge.test->getSuccessor(edge.taken ? 1 : 0), edge.test->getIterator());
       edge.test->eraseFromParent();
     }
+    append_range(dead, moved);
   }
   expander.clear();
-  SmallVector<BasicBlock*, 8> dead;
-  for (Found& loop : found)
-    for (const Edge& edge : loop.edges)
-      append_range(dead, edge.blocks);
   DeleteDeadBlocks(dead);
   return PreservedAnalyses::none();
 }

@@ -4,10 +4,13 @@
 # LLVM's peeling then leaves the copy its full trip count. On tests/codegen/halo_tile.ptx
 # (both halo loads of a 32x8 tile) and edge_rows.ptx (tests/cuda/edge_threads.cu's two
 # kernels: one whose edge code moves, one whose thread-0 code uses a value the thread
-# loaded from shared memory, which stays). Behaviour: tests/cuda/edge_threads.cu.
-#   edge_threads.sh MIMIC TILE_PTX ROWS_PTX
+# loaded from shared memory, which stays) and block_sum.ptx (warp 0's lane 0 stores the
+# block's total: a loop over the warp that reads a uniform value's slot, not parallel, with
+# nothing else to do, is not entered). Behaviour: tests/cuda/edge_threads.cu, and every
+# tests/cuda program whose blocks store a total from thread 0.
+#   edge_threads.sh MIMIC TILE_PTX ROWS_PTX BLOCK_SUM_PTX
 set -eu
-mimic=$1 tile=$2 rows=$3
+mimic=$1 tile=$2 rows=$3 sum=$4
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 fail() { echo "edge_threads.sh: $*" >&2; exit 1; }
@@ -36,7 +39,17 @@ MIMIC_EDGE_THREADS=explain "$mimic" compile --target cpu --cpu znver3 --block 24
 [ "$(count 'mimic_kernel_0.* runs after loop .* for its iteration 0$' "$out/rows.txt")" -eq 1 ] &&
   [ "$(count 'mimic_kernel_0.* runs after loop .* for its iteration 23$' "$out/rows.txt")" -eq 1 ] ||
   fail "edges_move for 24x4: expected thread 0's and thread 23's code to move: $(cat "$out/rows.txt")"
-[ "$(count 'mimic_kernel_1.* stays: a value of the iteration it cannot compute again' "$out/rows.txt")" -eq 1 ] ||
+# The loop for rows that may be partial moves it too, if the row's first (last) thread is
+# one the call runs, which it checks after the loop.
+[ "$(count 'mimic_kernel_0.* runs after loop .*, if the loop runs it$' "$out/rows.txt")" -eq 2 ] ||
+  fail "edges_move for 24x4: expected the partial rows' loop to move both, checked: $(cat "$out/rows.txt")"
+[ "$(count 'mimic_kernel_1.* stays: a value of the iteration it cannot compute again' "$out/rows.txt")" -ge 1 ] ||
   fail "edges_stay for 24x4: expected thread 0's code to stay: $(cat "$out/rows.txt")"
 [ "$(count 'mimic_kernel_1.* runs after' "$out/rows.txt")" -eq 0 ] || fail "edges_stay for 24x4: code moved"
+
+MIMIC_EDGE_THREADS=explain "$mimic" compile --target cpu --cpu znver3 --block 256 --emit llvm "$sum" \
+  -o "$out/sum.ll" 2> "$out/sum.txt"
+[ "$(count 'runs after loop .*, if the loop runs it$' "$out/sum.txt")" -eq 1 ] &&
+  [ "$(count 'is left with nothing to do: not entered$' "$out/sum.txt")" -eq 1 ] ||
+  fail "block_sum for 256: expected thread 0's store of the total to move and its loop to go: $(cat "$out/sum.txt")"
 echo "edge_threads.sh: ok"

@@ -46,6 +46,32 @@ __global__ void edges_stay(const int* in, int* out, int* totals) {
   out[g] = row[(tx + 1) % width] - mine;
 }
 
+// One-row blocks: each warp's sum by shuffles, lane 0 storing it, then thread 0 adds the
+// block's total and the last thread its own item to what memory holds (zeros): loops that
+// run a warp, or part of a row, check after the loop that the thread is one they ran (run
+// twice, the sums would be twice too).
+__global__ void row_totals(const int* __restrict__ in, int* totals, int* lasts, int* firsts) {
+  __shared__ int warp_sums[32];
+  const int t = threadIdx.x, n = blockDim.x;
+  const int v = in[blockIdx.x * n + t];
+  int s = v;
+  for (int offset = 16; offset > 0; offset /= 2)
+    s += __shfl_down_sync(0xffffffffu, s, offset);
+  if (t % 32 == 0)
+    warp_sums[t / 32] = s;
+  if (t == 0) // in a loop over one warp: the other warps' loops do not run thread 0
+    firsts[blockIdx.x] += 5 * v;
+  __syncthreads();
+  if (t == 0) {
+    int total = 0;
+    for (int w = 0; w < (n + 31) / 32; ++w)
+      total += warp_sums[w];
+    totals[blockIdx.x] += total;
+  }
+  if (t == n - 1)
+    lasts[blockIdx.x] += 3 * v;
+}
+
 int main() {
   const dim3 shapes[] = {dim3(32, 8), dim3(24, 4), dim3(16, 16), dim3(7, 3), dim3(100, 2), dim3(64, 1)};
   const int blocks = 5;
@@ -96,6 +122,44 @@ int main() {
     CHECK(cudaFree(d_in));
     CHECK(cudaFree(d_out));
     CHECK(cudaFree(d_totals));
+  }
+  for (int n : {256, 96, 64, 1024}) { // warps whole: the shuffles' lanes all take part
+    const int blocks = 7;
+    std::vector<int> in(n * blocks), totals(blocks), lasts(blocks), firsts(blocks), want_totals(blocks),
+        want_lasts(blocks), want_firsts(blocks);
+    for (int i = 0; i < n * blocks; ++i)
+      in[i] = (i * 37) % 91 - 45;
+    for (int b = 0; b < blocks; ++b) {
+      for (int t = 0; t < n; ++t)
+        want_totals[b] += in[b * n + t];
+      want_lasts[b] = 3 * in[b * n + n - 1];
+      want_firsts[b] = 5 * in[b * n];
+    }
+    int *d_in, *d_totals, *d_lasts, *d_firsts;
+    CHECK(cudaMalloc(&d_in, in.size() * sizeof(int)));
+    CHECK(cudaMalloc(&d_firsts, blocks * sizeof(int)));
+    CHECK(cudaMemset(d_firsts, 0, blocks * sizeof(int)));
+    CHECK(cudaMalloc(&d_totals, blocks * sizeof(int)));
+    CHECK(cudaMalloc(&d_lasts, blocks * sizeof(int)));
+    CHECK(cudaMemcpy(d_in, in.data(), in.size() * sizeof(int), cudaMemcpyHostToDevice));
+    CHECK(cudaMemset(d_totals, 0, blocks * sizeof(int)));
+    CHECK(cudaMemset(d_lasts, 0, blocks * sizeof(int)));
+    row_totals<<<blocks, n>>>(d_in, d_totals, d_lasts, d_firsts);
+    CHECK_LAUNCH();
+    CHECK(cudaMemcpy(totals.data(), d_totals, blocks * sizeof(int), cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(lasts.data(), d_lasts, blocks * sizeof(int), cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(firsts.data(), d_firsts, blocks * sizeof(int), cudaMemcpyDeviceToHost));
+    char what[64];
+    snprintf(what, sizeof what, "row_totals %d totals", n);
+    expect_equal(what, totals.data(), want_totals.data(), blocks);
+    snprintf(what, sizeof what, "row_totals %d lasts", n);
+    expect_equal(what, lasts.data(), want_lasts.data(), blocks);
+    snprintf(what, sizeof what, "row_totals %d firsts", n);
+    expect_equal(what, firsts.data(), want_firsts.data(), blocks);
+    CHECK(cudaFree(d_in));
+    CHECK(cudaFree(d_totals));
+    CHECK(cudaFree(d_lasts));
+    CHECK(cudaFree(d_firsts));
   }
   return report("edge_threads");
 }
