@@ -361,7 +361,7 @@ void optimise(llvm::Module& m, llvm::TargetMachine* tm, Tier tier = Tier::Optimi
       fpm.addPass(llvm::createFunctionToLoopPassAdaptor(
           codegen::UnswitchThreadLoops(codegen::UnswitchThreadLoops::kRowGuardsThreshold), /*UseMemorySSA=*/true));
       fpm.addPass(codegen::FoldSettledBranches());
-      fpm.addPass(codegen::ExtractEdgeThreads()); // a row's edge threads' code after its loop
+      fpm.addPass(codegen::ExtractEdgeThreads()); // code only one thread runs, after its loop
       fpm.addPass(codegen::SelectSharedStores());
     });
     pb.registerVectorizerEndEPCallback([](llvm::FunctionPassManager& fpm, llvm::OptimizationLevel) {
