@@ -4,6 +4,7 @@
 #include "support/config.h"
 
 #include <llvm/Analysis/AliasAnalysis.h>
+#include <llvm/Analysis/InstructionSimplify.h>
 #include <llvm/Analysis/LoopInfo.h>
 #include <llvm/Analysis/LoopIterator.h>
 #include <llvm/Analysis/MemoryLocation.h>
@@ -129,6 +130,11 @@ public:
     const SCEV* k = implied_iteration(test->getCondition(), taken, loop_, se_);
     if (!k)
       return "not one thread's";
+    // The test is made in every iteration: the code after the loop makes it alone, not the
+    // tests on the way to it (an interchange's `if (state[t] == OUT)`, `if (x < cols)`
+    // around a halo load).
+    if (!every_iteration(test->getParent(), moved))
+      return "a test not made in every iteration";
     // Known to be one of the loop's iterations, known not to be, or checked after the loop.
     k = se_.getTruncateOrZeroExtend(k, last_->getType());
     if (se_.isKnownPredicate(ICmpInst::ICMP_UGT, k, last_))
@@ -225,6 +231,51 @@ public:
   }
 
 private:
+  // Whether every iteration goes through `bb`: no path from the header to the latch avoids
+  // it, taking only the known side of branches whose condition folds to a constant (the
+  // copies row_guards.h makes settle theirs as `false && x`, which nothing has folded yet)
+  // and not into code already moved (thread 0's halo load, from which LLVM's jump
+  // threading goes straight to the latch, past thread 31's test).
+  bool every_iteration(BasicBlock* bb, const SmallPtrSetImpl<BasicBlock*>& moved) {
+    BasicBlock* header = loop_.getHeader();
+    BasicBlock* latch = loop_.getLoopLatch();
+    SmallVector<BasicBlock*, 8> work{header};
+    SmallPtrSet<BasicBlock*, 16> seen{header};
+    while (!work.empty() && bb != header) {
+      BasicBlock* at = work.pop_back_val();
+      if (at == latch)
+        return false;
+      SmallVector<BasicBlock*, 2> next(successors(at));
+      if (auto* br = dyn_cast<BranchInst>(at->getTerminator()); br && br->isConditional())
+        if (auto* c = dyn_cast<ConstantInt>(fold(br->getCondition())))
+          next = {br->getSuccessor(c->isZero() ? 1 : 0)};
+      for (BasicBlock* n : next)
+        if (n != bb && n != header && loop_.contains(n) && !moved.count(n) && seen.insert(n).second)
+          work.push_back(n);
+    }
+    return true;
+  }
+
+  // `v` with the constants among what it is made of folded in, as far as that goes.
+  Value* fold(Value* v, unsigned depth = 0) {
+    auto* i = dyn_cast<Instruction>(v);
+    if (!i || depth > 4)
+      return v;
+    const SimplifyQuery query(i->getDataLayout());
+    if (auto* op = dyn_cast<BinaryOperator>(i))
+      if (Value* s = simplifyBinOp(op->getOpcode(), fold(op->getOperand(0), depth + 1),
+                                   fold(op->getOperand(1), depth + 1), query))
+        return s;
+    if (auto* cmp = dyn_cast<ICmpInst>(i))
+      if (Value* s = simplifyICmpInst(cmp->getCmpPredicate(), fold(cmp->getOperand(0), depth + 1),
+                                      fold(cmp->getOperand(1), depth + 1), query))
+        return s;
+    if (auto* f = dyn_cast<FreezeInst>(i))
+      if (auto* c = dyn_cast<ConstantInt>(fold(f->getOperand(0), depth + 1)))
+        return c;
+    return v;
+  }
+
   // Whether loads or stores `a` and `b` touch different bytes in iteration `k`: their
   // addresses there differ by at least the lower one's size over the range SCEV knows for
   // the values they share (stencil's tile[ty][0] and tile[0][tx] for thread 0: 136 * ty
@@ -348,7 +399,7 @@ PreservedAnalyses ExtractEdgeThreads::run(Function& f, FunctionAnalysisManager& 
   struct Found {
     Loop* loop;
     const SCEV* last;
-    SmallVector<Edge, 2> edges; // last in the loop's order first
+    SmallVector<Edge, 2> edges; // in the loop's order
   };
   std::vector<Found> found;
   SCEVExpander expander(se, "edge");
@@ -365,29 +416,48 @@ PreservedAnalyses ExtractEdgeThreads::run(Function& f, FunctionAnalysisManager& 
     SmallVector<BasicBlock*, 16> blocks(order.begin(), order.end());
     SmallPtrSet<BasicBlock*, 8> moved;
     Found here{l, last, {}};
-    for (BasicBlock* bb : reverse(blocks)) {
-      auto* test = dyn_cast<BranchInst>(bb->getTerminator());
-      if (moved.count(bb) || !test || !test->isConditional() || bb == l->getLoopLatch())
-        continue;
-      for (bool taken : {true, false}) {
-        Edge edge;
-        const char* why = finder.examine(test, taken, moved, edge);
-        if (explain && why && std::string_view(why) != "not a block of its own" &&
-            std::string_view(why) != "not one thread's")
-          errs() << "mimic: edge threads: " << f.getName() << " " << test->getSuccessor(taken ? 0 : 1)->getName()
-                 << " stays: " << why << "\n";
-        if (why)
+    // From the loop's end back, until nothing more moves: moving one thread's code can put
+    // another's test on every path (the code it moved skipped it).
+    std::map<BasicBlock*, const char*> stays;
+    for (bool more = true; more;) {
+      more = false;
+      for (BasicBlock* bb : reverse(blocks)) {
+        auto* test = dyn_cast<BranchInst>(bb->getTerminator());
+        if (moved.count(bb) || !test || !test->isConditional() || bb == l->getLoopLatch() ||
+            moved.count(test->getSuccessor(0)) || moved.count(test->getSuccessor(1)))
           continue;
-        if (explain)
-          errs() << "mimic: edge threads: " << f.getName() << " " << edge.entry->getName() << " ("
-                 << edge.blocks.size() << " block(s)) runs after loop " << l->getHeader()->getName()
-                 << " for its iteration " << *edge.iteration << (edge.checked ? "" : ", if the loop runs it")
-                 << "\n";
-        moved.insert(edge.blocks.begin(), edge.blocks.end());
-        here.edges.push_back(std::move(edge));
-        break;
+        for (bool taken : {true, false}) {
+          Edge edge;
+          const char* why = finder.examine(test, taken, moved, edge);
+          if (why) {
+            if (std::string_view(why) != "not a block of its own" && std::string_view(why) != "not one thread's")
+              stays[test->getSuccessor(taken ? 0 : 1)] = why;
+            continue;
+          }
+          if (explain)
+            errs() << "mimic: edge threads: " << f.getName() << " " << edge.entry->getName() << " ("
+                   << edge.blocks.size() << " block(s)) runs after loop " << l->getHeader()->getName()
+                   << " for its iteration " << *edge.iteration << (edge.checked ? "" : ", if the loop runs it")
+                   << "\n";
+          stays.erase(edge.entry);
+          moved.insert(edge.blocks.begin(), edge.blocks.end());
+          here.edges.push_back(std::move(edge));
+          more = true;
+          break;
+        }
       }
     }
+    if (explain)
+      for (const auto& [entry, why] : stays)
+        if (!moved.count(entry))
+          errs() << "mimic: edge threads: " << f.getName() << " " << entry->getName() << " stays: " << why << "\n";
+    // In program order (a thread's two pieces run after the loop as they would have).
+    DenseMap<BasicBlock*, unsigned> position;
+    for (unsigned n = 0; n < blocks.size(); ++n)
+      position[blocks[n]] = n;
+    llvm::stable_sort(here.edges, [&](const Edge& a, const Edge& b) {
+      return position[a.test->getParent()] < position[b.test->getParent()];
+    });
     if (!here.edges.empty())
       found.push_back(std::move(here));
   }
@@ -400,7 +470,7 @@ PreservedAnalyses ExtractEdgeThreads::run(Function& f, FunctionAnalysisManager& 
     after->setName("edge_threads");
     // After the loop in program order: a thread's two moved pieces run as they would have.
     BasicBlock* at = after;
-    for (const Edge& edge : reverse(loop.edges)) {
+    for (const Edge& edge : loop.edges) {
       BasicBlock* next = SplitBlock(at, at->getTerminator(), &dt, &li, nullptr, "edge_threads.next");
       Recompute values(l, edge.iteration, se, expander);
       emit_after(edge, at, next, values, expander, loop.last, dt);

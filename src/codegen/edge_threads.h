@@ -19,6 +19,12 @@
 // loop runs (a call of part of a row, a loop over one warp of several), the code after the
 // loop runs only if k is at most the loop's backedge-taken count.
 //
+// The code after the loop makes the test alone, not the tests on the way to it, so the
+// test must be made in every iteration: no path from the loop's header to its latch avoids
+// it, taking only the known side of branches whose condition folds to a constant and not
+// through code already moved (an interchange's `if (state[t] == OUT)`, or stencil's `x > 0`
+// before its halo test in rows at the grid's edge, keep the code in place).
+//
 // Legal where the loop is `llvm.loop.parallel_accesses` (parallel_loops.h: between two split
 // points, CUDA lets a block's threads run in any interleaving, and a program in which one
 // thread touches what another writes races): running thread k's guarded code after every

@@ -18,13 +18,18 @@ count() { grep -c "$1" "$2" || true; }
 
 MIMIC_EDGE_THREADS=explain "$mimic" compile --target cpu --cpu znver3 --block 32,8 --emit llvm "$tile" \
   -o "$out/on.ll" 2> "$out/tile.txt"
-[ "$(count 'runs after loop .* for its iteration 0$' "$out/tile.txt")" -ge 2 ] ||
+[ "$(count 'runs after loop .* for its iteration 0$' "$out/tile.txt")" -ge 1 ] ||
   fail "halo_tile for 32x8: thread 0's halo load did not move: $(cat "$out/tile.txt")"
-[ "$(count 'runs after loop .* for its iteration 31$' "$out/tile.txt")" -ge 2 ] ||
+[ "$(count 'runs after loop .* for its iteration 31$' "$out/tile.txt")" -ge 1 ] ||
   fail "halo_tile for 32x8: thread 31's halo load did not move: $(cat "$out/tile.txt")"
-# The halo rows' copies store tile[0][tx] after the halo's tile[ty][0]: apart for thread 0
-# (ty >= 1), which SCEV's ranges show where alias analysis cannot.
-[ "$(count 'stays' "$out/tile.txt")" -eq 0 ] || fail "halo_tile for 32x8: code stayed: $(cat "$out/tile.txt")"
+# In the copies for rows wholly inside the grid: in the others the halo's test follows the
+# position tests (x > 0), which the code after the loop would not make, and it stays.
+# The halo rows store tile[0][tx] after the halo's tile[ty][0]: apart for thread 0 (ty >=
+# 1), which SCEV's ranges show where alias analysis cannot.
+[ "$(count 'stays: an access after it' "$out/tile.txt")" -eq 0 ] ||
+  fail "halo_tile for 32x8: a halo load stayed for an access after it: $(cat "$out/tile.txt")"
+[ "$(count 'stays: a test not made in every iteration' "$out/tile.txt")" -ge 1 ] ||
+  fail "halo_tile for 32x8: expected the halo loads of rows at the grid's edge to stay: $(cat "$out/tile.txt")"
 # The copies are not peeled (blocks named .full...peel); without the pass LLVM peels thread 0.
 MIMIC_EDGE_THREADS=0 "$mimic" compile --target cpu --cpu znver3 --block 32,8 --emit llvm "$tile" -o "$out/off.ll"
 peeled() { grep -c '^"\{0,1\}[^ ]*\.full[^ ]*peel[^ ]*:' "$1" || true; }
