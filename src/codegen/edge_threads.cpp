@@ -113,12 +113,19 @@ public:
       return true;
     if (depth > kMaxDepth)
       return false;
-    if (se_.isSCEVable(i->getType()))
-      if (auto* rec = dyn_cast<SCEVAddRecExpr>(se_.getSCEV(i)); rec && rec->getLoop() == &loop_ && rec->isAffine())
-        return expander_.isSafeToExpand(at_iteration(rec, k_, se_));
-    if (isa<PHINode>(i) || i->isTerminator() || !(isSafeToSpeculativelyExecute(i) || invariant(i)))
-      return false;
-    return all_of(i->operands(), [&](Value* op) { return computable(op, region, depth + 1); });
+    // Each value once per test: the iteration's arithmetic shares its operands (unrolled
+    // addresses), and walking it as a tree would take time exponential in its depth.
+    if (auto it = known_.find(i); it != known_.end())
+      return it->second;
+    bool ok;
+    if (auto* rec = se_.isSCEVable(i->getType()) ? dyn_cast<SCEVAddRecExpr>(se_.getSCEV(i)) : nullptr;
+        rec && rec->getLoop() == &loop_ && rec->isAffine())
+      ok = expander_.isSafeToExpand(at_iteration(rec, k_, se_));
+    else
+      ok = !isa<PHINode>(i) && !i->isTerminator() && (isSafeToSpeculativelyExecute(i) || invariant(i)) &&
+           all_of(i->operands(), [&](Value* op) { return computable(op, region, depth + 1); });
+    known_[i] = ok;
+    return ok;
   }
 
   // What keeps `test`'s `taken` side from moving out, or nullptr (and `edge` filled).
@@ -143,6 +150,7 @@ public:
     if (!edge.checked && !(expander_.isSafeToExpand(k) && expander_.isSafeToExpand(last_)))
       return "a thread it cannot compute";
     k_ = k;
+    known_.clear();
     SmallPtrSet<BasicBlock*, 8> region;
     for (BasicBlock* bb : loop_.blocks())
       if (dt_.dominates(entry, bb))
@@ -309,6 +317,7 @@ private:
   AAResults& aa_;
   SCEVExpander& expander_;
   const SCEV* k_ = nullptr; // the iteration examine's test implies
+  DenseMap<Value*, bool> known_; // what computable found for it
 };
 
 // The iteration's values computed again, for iteration `k`, before `at`.

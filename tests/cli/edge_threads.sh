@@ -15,9 +15,15 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 fail() { echo "edge_threads.sh: $*" >&2; exit 1; }
 count() { grep -c "$1" "$2" || true; }
+# explain NAME PTX [OPTIONS]: the pass's account of PTX in $out/NAME.txt, its IR in NAME.ll.
+explain() {
+  name=$1 ptx=$2
+  shift 2
+  MIMIC_EDGE_THREADS=explain "$mimic" compile --target cpu --cpu znver3 "$@" --emit llvm "$ptx" -o "$out/$name.ll" \
+    2> "$out/$name.txt"
+}
 
-MIMIC_EDGE_THREADS=explain "$mimic" compile --target cpu --cpu znver3 --block 32,8 --emit llvm "$tile" \
-  -o "$out/on.ll" 2> "$out/tile.txt"
+explain tile "$tile" --block 32,8
 [ "$(count 'runs after loop .* for its iteration 0$' "$out/tile.txt")" -ge 1 ] ||
   fail "halo_tile for 32x8: thread 0's halo load did not move: $(cat "$out/tile.txt")"
 [ "$(count 'runs after loop .* for its iteration 31$' "$out/tile.txt")" -ge 1 ] ||
@@ -33,14 +39,13 @@ MIMIC_EDGE_THREADS=explain "$mimic" compile --target cpu --cpu znver3 --block 32
 # The copies are not peeled (blocks named .full...peel); without the pass LLVM peels thread 0.
 MIMIC_EDGE_THREADS=0 "$mimic" compile --target cpu --cpu znver3 --block 32,8 --emit llvm "$tile" -o "$out/off.ll"
 peeled() { grep -c '^"\{0,1\}[^ ]*\.full[^ ]*peel[^ ]*:' "$1" || true; }
-[ "$(peeled "$out/on.ll")" -eq 0 ] || fail "halo_tile for 32x8: the copies were peeled with the pass on"
+[ "$(peeled "$out/tile.ll")" -eq 0 ] || fail "halo_tile for 32x8: the copies were peeled with the pass on"
 [ "$(peeled "$out/off.ll")" -gt 0 ] || fail "halo_tile for 32x8: expected LLVM to peel the copies without the pass"
 # For any block shape the loops' trip counts are not known: nothing moves.
-MIMIC_EDGE_THREADS=explain "$mimic" compile --target cpu --cpu znver3 --emit llvm "$tile" -o "$out/any.ll" 2> "$out/any.txt"
+explain any "$tile"
 [ "$(count 'runs after' "$out/any.txt")" -eq 0 ] || fail "halo_tile for any shape: code moved: $(cat "$out/any.txt")"
 
-MIMIC_EDGE_THREADS=explain "$mimic" compile --target cpu --cpu znver3 --block 24,4 --emit llvm "$rows" \
-  -o "$out/rows.ll" 2> "$out/rows.txt"
+explain rows "$rows" --block 24,4
 [ "$(count 'mimic_kernel_0.* runs after loop .* for its iteration 0$' "$out/rows.txt")" -eq 1 ] &&
   [ "$(count 'mimic_kernel_0.* runs after loop .* for its iteration 23$' "$out/rows.txt")" -eq 1 ] ||
   fail "edges_move for 24x4: expected thread 0's and thread 23's code to move: $(cat "$out/rows.txt")"
@@ -52,8 +57,7 @@ MIMIC_EDGE_THREADS=explain "$mimic" compile --target cpu --cpu znver3 --block 24
   fail "edges_stay for 24x4: expected thread 0's code to stay: $(cat "$out/rows.txt")"
 [ "$(count 'mimic_kernel_1.* runs after' "$out/rows.txt")" -eq 0 ] || fail "edges_stay for 24x4: code moved"
 
-MIMIC_EDGE_THREADS=explain "$mimic" compile --target cpu --cpu znver3 --block 256 --emit llvm "$sum" \
-  -o "$out/sum.ll" 2> "$out/sum.txt"
+explain sum "$sum" --block 256
 [ "$(count 'runs after loop .*, if the loop runs it$' "$out/sum.txt")" -eq 1 ] &&
   [ "$(count 'is left with nothing to do: not entered$' "$out/sum.txt")" -eq 1 ] ||
   fail "block_sum for 256: expected thread 0's store of the total to move and its loop to go: $(cat "$out/sum.txt")"
