@@ -307,6 +307,48 @@ void FunctionLowering::lower_warp_chain(const ptx::Block& block, size_t first, s
     if ((appearances_[n] > inside[n] || input_set.count(n)) && !thread_own.count(n))
       outputs.push_back(n);
 
+  // Inputs that are bit copies of other inputs (`mov.b32 %r17, %f75` right before a float
+  // reduction: the chain shuffles %r17 and adds %f75): published once, the copy's lane
+  // array being the original's read as its own type.
+  std::map<std::string_view, std::string_view> copy_of;
+  for (std::string_view n : inputs) {
+    // The last write of n before the chain, in straight-line code, with nothing writing
+    // either register after it.
+    Register* rn = reg(n);
+    if (!rn || rn->type->isIntegerTy(1) || written.count(n))
+      continue;
+    for (size_t k = first; k-- > 0;) {
+      const ptx::Statement& s = block.statements[k];
+      if (s.kind == ptx::StatementKind::Loc || s.kind == ptx::StatementKind::Pragma)
+        continue;
+      if (s.kind != ptx::StatementKind::Instruction)
+        break;
+      const ptx::Instruction& ins = *s.instruction;
+      bool writes_n = false;
+      each_name(ins.operands[0], [&](std::string_view w) { writes_n |= w == n; });
+      if (!writes_n) {
+        // Anything that writes an input the copy may come from ends the search.
+        bool writes_input = ins.opcode == Opcode::Call;
+        each_name(ins.operands[0], [&](std::string_view w) { writes_input |= input_set.count(w) != 0; });
+        if (writes_input)
+          break;
+        continue;
+      }
+      const ptx::Operand& from = ins.operands[1];
+      if (ins.opcode == Opcode::Mov && ins.guard.empty() && ins.num_operands == 2 && ins.operands[0].is_name() &&
+          ins.operands[0].component == ptx::Component::None && from.is_name() &&
+          from.component == ptx::Component::None && from.name_view() != n && input_set.count(from.name_view()) &&
+          !written.count(from.name_view())) {
+        Register* rm = reg(from.name_view());
+        if (rm && !rm->type->isIntegerTy(1) &&
+            rm->type->getPrimitiveSizeInBits() == rn->type->getPrimitiveSizeInBits())
+          copy_of[n] = from.name_view();
+      }
+      break;
+    }
+  }
+  std::erase_if(inputs, [&](std::string_view n) { return copy_of.count(n) != 0; });
+
   // A slot per published register: chains take the first spill slots (insert_spills
   // numbers the registers' slots after them).
   std::map<std::string_view, unsigned> slot;
@@ -379,6 +421,8 @@ void FunctionLowering::lower_warp_chain(const ptx::Block& block, size_t first, s
   std::map<std::string_view, AllocaInst*> arrays;
   IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
   auto array = [&](std::string_view n) {
+    for (auto it = copy_of.find(n); it != copy_of.end(); it = copy_of.find(n))
+      n = it->second;
     auto [it, fresh] = arrays.try_emplace(n, nullptr);
     if (fresh) {
       it->second = entry.CreateAlloca(ArrayType::get(stored_type(reg(n)), 32), nullptr, std::string(n) + ".lanes");

@@ -2,8 +2,9 @@
 // a time (codegen/warp_chain.cpp): every shuffle mode with segment widths, a partial last
 // warp (blocks of 48 threads), shfl's predicate used by the arithmetic, a chain inside a
 // loop carrying its result to the next iteration, float sums in the butterfly's order,
-// a chain over a member mask of 20 lanes after the other lanes have exited, and
-// arithmetic between shuffles that the threads also compute themselves.
+// a chain over a member mask of 20 lanes after the other lanes have exited, arithmetic
+// between shuffles that the threads also compute themselves, and inputs that are copies of
+// others.
 #include <cstdint>
 #include <vector>
 
@@ -82,6 +83,25 @@ __global__ void own_arithmetic(const int* in, int* out) {
       : "=r"(w), "+r"(c)
       : "r"(v));
   out[i] = w * 4096 + c;
+}
+
+// Inputs that are bit copies of other inputs share their lane array (t of g); a copy whose
+// source changed after it (w) is published apart.
+__global__ void copies(const int* in, int* out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int v = in[i], r;
+  asm("{\n\t.reg .b32 g, w, t, u, x;\n\t"
+      "mov.b32 g, %1;\n\t"
+      "mov.b32 w, g;\n\t"
+      "add.s32 g, g, 1000;\n\t"
+      "mov.b32 t, g;\n\t"
+      "shfl.sync.down.b32 u, t, 1, 31, -1;\n\t"
+      "shfl.sync.down.b32 x, w, 2, 31, -1;\n\t"
+      "add.s32 u, u, g;\n\t"
+      "add.s32 %0, u, x;\n\t}"
+      : "=r"(r)
+      : "r"(v));
+  out[i] = r;
 }
 
 // The host's shuffle: PTX's source lane for mode 0 up, 1 down, 2 bfly, 3 idx, with CUDA's
@@ -173,6 +193,14 @@ int main() {
       want[i] = int32_t(uint32_t(w[i]) * 4096u + uint32_t(c[i]));
     own_arithmetic<<<kBlocks, kBlock>>>(d_in, d_out);
     run_int("own arithmetic", want);
+  }
+  { // copies of inputs
+    std::vector<int64_t> g(kN), want(kN);
+    for (int i = 0; i < kN; ++i) g[i] = v[i] + 1000;
+    std::vector<int64_t> u = shuffle(g, 1, 1, 32), x = shuffle(v, 1, 2, 32);
+    for (int i = 0; i < kN; ++i) want[i] = int32_t(u[i] + g[i] + x[i]);
+    copies<<<kBlocks, kBlock>>>(d_in, d_out);
+    run_int("copies of inputs", want);
   }
   { // partial mask: lanes 20-31 of each warp write nothing
     CHECK(cudaMemset(d_out, 0, kN * sizeof(int)));
