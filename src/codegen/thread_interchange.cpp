@@ -1,6 +1,7 @@
 #include "codegen/thread_interchange.h"
 #include "support/config.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <cstdlib>
@@ -162,6 +163,12 @@ struct Plan {
     // The thread loop's header enters the loop iff `start stay bound` and start is known
     // in every thread: the test of round 0 is the guard's, and needs no state at all.
     bool guarded = false;
+    // Guarded loops whose start SCEV knows over the row (closed_starts): the first thread's
+    // start, from which choose_rounds computes the row's smallest and largest before the
+    // thread loop instead of reducing them thread by thread.
+    Value* lowest = nullptr;
+    Value* trips = nullptr; // the row's threads after its first, where the start rises by `rise`
+    uint64_t rise = 0;
   } counted;
   uint64_t stack_bytes = 0;
 };
@@ -267,6 +274,7 @@ private:
   // nullptr when the interchange can be made, or why not.
   const char* analyse(Loop* outer, Loop* inner, DominatorTree& dt, ScalarEvolution& se, Plan& plan);
   void transform(Plan& plan);
+  void closed_starts(Plan& plan, ScalarEvolution& se);
   using SlotFn = function_ref<Value*(Value*, Value*, IRBuilder<>&)>;
   using IndexFn = function_ref<Value*(IRBuilder<>&, Value*)>;
   Value* prefetch_address(Plan& p, IRBuilder<>& b, Value* pointer, Value* t, uint64_t rounds, bool in_round,
@@ -328,14 +336,55 @@ bool Interchanger::run_once(bool& canonicalised) {
                  << ": not made: " << why << "\n";
         continue;
       }
+      if (plan.counted.guarded)
+        closed_starts(plan, se);
       if (interchange_explain())
         errs() << "mimic: interchange in " << f_.getName() << ", loop at " << inner->getHeader()->getName() << ": made"
-               << (!plan.counted.phi ? "" : plan.counted.guarded ? ", counted from its guard" : ", counted") << "\n";
+               << (!plan.counted.phi ? "" : plan.counted.guarded ? ", counted from its guard" : ", counted")
+               << (plan.counted.lowest ? ", the row's starts from its first" : "") << "\n";
       transform(plan);
       return true;
     }
   }
   return false;
+}
+
+// Plan::Counted's lowest start and its rise over the row, where the start is a function of
+// the thread SCEV knows: invariant in the thread loop, or an add recurrence rising by a
+// constant (layernorm's `c = tid`, where choose_rounds otherwise reduced every thread's
+// start: three such reductions a row, a tenth of its samples in cache). The row's starts
+// are then the first thread's (its chain computed again before the thread loop) and those
+// after it, a step apart, up to the last thread's; choose_rounds checks at run time that
+// they do not wrap around (SCEV cannot tell that `t mod 256` does not).
+void Interchanger::closed_starts(Plan& p, ScalarEvolution& se) {
+  Plan::Counted& c = p.counted;
+  Value* start = c.phi->getIncomingValueForBlock(p.preheader);
+  auto* defined = dyn_cast<Instruction>(start);
+  uint64_t rise = 0;
+  if (defined && p.outer->contains(defined)) {
+    if (!p.recomputed.count(defined) || !se.isSCEVable(start->getType()))
+      return;
+    auto* ar = dyn_cast<SCEVAddRecExpr>(se.getSCEV(start));
+    auto* step = ar && ar->getLoop() == p.outer && ar->isAffine() ? dyn_cast<SCEVConstant>(ar->getStepRecurrence(se))
+                                                                   : nullptr;
+    if (!step || !step->getAPInt().isStrictlyPositive() || step->getAPInt().getActiveBits() > 32)
+      return;
+    rise = step->getAPInt().getZExtValue();
+  }
+
+  IRBuilder<> b(p.entry->getTerminator());
+  if (rise) {
+    ValueToValueMapTy first;
+    first[p.iv] = p.first;
+    c.lowest = clone_chain(start, *p.outer, first, b);
+    // The thread loop stops once t + 1 reaches its bound: it goes through bound - 1 - first
+    // threads after the first.
+    Value* bound = p.cond->getOperand(0) == p.next ? p.cond->getOperand(1) : p.cond->getOperand(0);
+    c.trips = b.CreateSub(b.CreateSub(bound, ConstantInt::get(bound->getType(), 1)), p.first, "ix.trips");
+    c.rise = rise;
+  } else {
+    c.lowest = start;
+  }
 }
 
 const char* Interchanger::analyse(Loop* outer, Loop* inner, DominatorTree& dt, ScalarEvolution& se, Plan& p) {
@@ -1404,9 +1453,33 @@ BasicBlock* Interchanger::choose_rounds(Plan& p, BasicBlock* header, BasicBlock*
   // where the guard is the test, at the guard; otherwise in `step`, where the thread loop's
   // paths meet, with what a thread that entered brought.
   Type* i1 = Type::getInt1Ty(ctx);
-  Value *enters, *low, *high;
+  Value *enters = nullptr, *low = nullptr, *high = nullptr;
   IRBuilder<> b(header->getTerminator());
-  if (c.guarded) {
+  Value *any, *lo, *hi;
+  Value* wraps = ConstantInt::getFalse(ctx);
+  if (c.lowest) {
+    // Known before the thread loop (closed_starts): the first thread's start is the
+    // lowest and the last thread's the highest, unless the starts wrap around on the way
+    // (biased), which sends the row to the state-mode rounds; otherwise some thread enters
+    // iff the lowest start passes the guard's test.
+    IRBuilder<> before(p.entry->getTerminator());
+    lo = hi = before.CreateXor(c.lowest, bias, "ix.lo");
+    if (c.trips) {
+      auto* wide = IntegerType::get(ctx, std::max(bits, c.trips->getType()->getIntegerBitWidth()));
+      auto checked = [&](Intrinsic::ID op, Value* x, Value* y) {
+        Value* r = before.CreateBinaryIntrinsic(op, x, y);
+        wraps = before.CreateOr(wraps, before.CreateExtractValue(r, 1));
+        return before.CreateExtractValue(r, 0);
+      };
+      Value* rise = checked(Intrinsic::umul_with_overflow, before.CreateZExt(c.trips, wide),
+                            ConstantInt::get(wide, c.rise));
+      Value* last = checked(Intrinsic::uadd_with_overflow, before.CreateZExt(lo, wide), rise);
+      if (wide->getBitWidth() > bits)
+        wraps = before.CreateOr(wraps, before.CreateICmpNE(before.CreateLShr(last, bits), ConstantInt::get(wide, 0)));
+      hi = before.CreateTrunc(last, type, "ix.hi");
+    }
+    any = before.CreateOr(before.CreateICmp(c.stay, c.lowest, c.bound), wraps, "ix.any");
+  } else if (c.guarded) {
     enters = b.CreateICmp(c.stay, start, c.bound);
     low = high = b.CreateXor(start, bias, "ix.start");
   } else {
@@ -1430,17 +1503,19 @@ BasicBlock* Interchanger::choose_rounds(Plan& p, BasicBlock* header, BasicBlock*
     acc->addIncoming(next, step);
     return next;
   };
-  Value* any = reduce(ConstantInt::getFalse(ctx), "ix.any", [&](Value* acc) { return b.CreateOr(acc, enters); });
-  Value* lo = reduce(Constant::getAllOnesValue(type), "ix.lo",
-                     [&](Value* acc) { return b.CreateBinaryIntrinsic(Intrinsic::umin, acc, low); });
-  Value* hi = reduce(Constant::getNullValue(type), "ix.hi",
-                     [&](Value* acc) { return b.CreateBinaryIntrinsic(Intrinsic::umax, acc, high); });
+  if (!c.lowest) {
+    any = reduce(ConstantInt::getFalse(ctx), "ix.any", [&](Value* acc) { return b.CreateOr(acc, enters); });
+    lo = reduce(Constant::getAllOnesValue(type), "ix.lo",
+                [&](Value* acc) { return b.CreateBinaryIntrinsic(Intrinsic::umin, acc, low); });
+    hi = reduce(Constant::getNullValue(type), "ix.hi",
+                [&](Value* acc) { return b.CreateBinaryIntrinsic(Intrinsic::umax, acc, high); });
+  }
   BasicBlock* choose = BasicBlock::Create(ctx, "ix.choose", &f_);
   BasicBlock* check = BasicBlock::Create(ctx, "ix.check", &f_);
   IRBuilder<> cb(choose);
   cb.CreateCondBr(any, check, after);
   cb.SetInsertPoint(check);
-  Value* overflow = cb.getFalse();
+  Value* overflow = wraps;
   auto add = [&](Value* x, Value* y) {
     Value* sum = cb.CreateBinaryIntrinsic(Intrinsic::uadd_with_overflow, x, y);
     overflow = cb.CreateOr(overflow, cb.CreateExtractValue(sum, 1));

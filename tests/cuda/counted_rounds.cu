@@ -7,10 +7,12 @@
 // memory and computed from the thread index (the loop's guard as the test of round 0),
 // do-while loops (every thread runs once), signed and <= tests, and rows whose values
 // wrap around after a thread left, or while it is inside, which counting alone would get
-// wrong. Also a loop unrolled by two, whose index steps by a chain of two adds.
+// wrong. Also a loop unrolled by two, whose index steps by a chain of two adds, and starts
+// a thread apart, whose lowest and highest come from the row's first thread (unless they
+// wrap around within the row).
 // MIMIC_QUICK_TIER=0: every launch runs the optimised code, which has the rounds.
 // mimic-env: MIMIC_INTERCHANGE=explain MIMIC_QUICK_TIER=0
-// expect-stderr: : made, counted from its guard
+// expect-stderr: : made, counted from its guard, the row's starts from its first
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -37,6 +39,19 @@ __global__ void walk_indexed(unsigned base, unsigned spread, unsigned bound, uns
                              int* count, int* sum) {
   int n = 0, s = 0;
   for (unsigned c = base + threadIdx.x * spread; c < bound; c += step) {
+    ++n;
+    s += table[c % kTable];
+  }
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  count[t] = n;
+  sum[t] = s;
+}
+
+// Starts rising by one from thread to thread, from a base: the row's lowest and highest
+// start are its first and last thread's, unless they wrap around within the row.
+__global__ void walk_row(unsigned base, unsigned bound, unsigned step, const int* table, int* count, int* sum) {
+  int n = 0, s = 0;
+  for (unsigned c = base + threadIdx.x; c < bound; c += step) {
     ++n;
     s += table[c % kTable];
   }
@@ -202,6 +217,18 @@ int main() {
     for (int t = 0; t < kTotal; ++t)
       walk(t, starts[t], bound, step, false);
     if (compare("walk_loaded, wrapping inside", d, want_count, want_sum))
+      return 1;
+  }
+
+  // Starts a thread apart (walk_row), known from the row's first: ordinary rows, and rows
+  // whose starts wrap around (threads 0-63 start at 2^32 - 64 and up, past the bound;
+  // threads 64-127 at 0 and up, inside): the first thread's start is not the lowest.
+  for (uint32_t base : {100u, 0xffffffc0u}) {
+    const uint32_t bound = 5000, step = 123;
+    walk_row<<<kBlocks, kThreads>>>(base, bound, step, d.table, d.count, d.sum);
+    for (int t = 0; t < kTotal; ++t)
+      walk(t, base + uint32_t(t % kThreads), bound, step, false);
+    if (compare(base == 100 ? "walk_row" : "walk_row, wrapping across the row", d, want_count, want_sum))
       return 1;
   }
 
