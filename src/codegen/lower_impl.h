@@ -241,6 +241,7 @@ private:
   void prefetch_next_trip(const ptx::Instruction& ins, llvm::Value* address);
   std::map<const ptx::Instruction*, LoopPrefetch::Sum> loop_prefetches_;
   std::map<std::string_view, int64_t> constant_regs_; // registers set once, by mov of a literal
+  std::set<std::string_view> tid_x_regs_;              // registers set once, by mov of %tid.x
   std::map<std::string_view, unsigned> appearances_;  // how often the kernel names each register
   unsigned chain_slots_ = 0;                          // spill slots the chains use (the first ones)
   llvm::SwitchInst* chain_dispatch_ = nullptr;        // entry: chains to compute before resuming

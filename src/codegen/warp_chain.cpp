@@ -98,10 +98,12 @@ bool warp_chains_enabled() {
 }
 
 // Registers written once, by an unguarded `mov r, imm` (nvcc's shuffle distances, clamp
-// values and member masks), and how often each name appears in the kernel.
+// values and member masks) or `mov r, %tid.x`, and how often each name appears in the
+// kernel.
 void FunctionLowering::plan_warp_chains(const ptx::Block& body) {
   std::map<std::string_view, unsigned> defs;
   std::map<std::string_view, int64_t> values;
+  std::set<std::string_view> tid_x;
   ptx::any_instruction(body, [&](const ptx::Instruction& ins) {
     if (!ins.guard.empty())
       ++appearances_[ins.guard];
@@ -115,11 +117,18 @@ void FunctionLowering::plan_warp_chains(const ptx::Block& body) {
     if (ins.opcode == Opcode::Mov && ins.guard.empty() && ins.num_operands == 2 && ins.operands[0].is_name() &&
         ins.operands[1].kind == OperandKind::Int)
       values[ins.operands[0].name_view()] = ins.operands[1].i;
+    if (ins.opcode == Opcode::Mov && ins.guard.empty() && ins.num_operands == 2 && ins.operands[0].is_name() &&
+        ins.operands[0].component == ptx::Component::None && ins.operands[1].is_name() &&
+        ins.operands[1].name_view() == "%tid" && ins.operands[1].component == ptx::Component::X)
+      tid_x.insert(ins.operands[0].name_view());
     return false;
   });
   for (auto [name, v] : values)
     if (defs[name] == 1)
       constant_regs_[name] = v;
+  for (std::string_view name : tid_x)
+    if (defs[name] == 1)
+      tid_x_regs_.insert(name);
 }
 
 // An integer register (not a predicate) that plan_warp_chains found constant.
@@ -348,6 +357,13 @@ void FunctionLowering::lower_warp_chain(const ptx::Block& block, size_t first, s
     }
   }
   std::erase_if(inputs, [&](std::string_view n) { return copy_of.count(n) != 0; });
+  // Inputs that hold %tid.x (scan's `lane = tid & 31` inside the chain) are not published:
+  // the chain computes each lane's from its thread index.
+  std::vector<std::string_view> tid_inputs;
+  for (std::string_view n : inputs)
+    if (Register* r = reg(n); tid_x_regs_.count(n) && r && r->type->isIntegerTy(32))
+      tid_inputs.push_back(n);
+  std::erase_if(inputs, [&](std::string_view n) { return is_contained(tid_inputs, n); });
 
   // A slot per published register: chains take the first spill slots (insert_spills
   // numbers the registers' slots after them).
@@ -500,7 +516,32 @@ void FunctionLowering::lower_warp_chain(const ptx::Block& block, size_t first, s
       b_.CreateAlignedStore(b_.CreateZExt(ConstantVector::get(in_range), FixedVectorType::get(i8, 32)),
                             array(d.elems[1].name_view()), Align(64));
   };
+  // %tid.x of each lane: its linear index modulo ntid.x, which for a row a whole number of
+  // warps long is the group's first plus the lane.
+  auto tid_x_lanes = [&]() -> Value* {
+    auto* words = FixedVectorType::get(i32, 32);
+    SmallVector<Constant*, 32> iota;
+    for (uint32_t l = 0; l < 32; ++l)
+      iota.push_back(b_.getInt32(l));
+    Value* lanes = ConstantVector::get(iota);
+    Value* width = block_field(offsetof(BlockState, block_dim), i32);
+    BasicBlock* pre = b_.GetInsertBlock();
+    BasicBlock* any = BasicBlock::Create(ctx(), "warp_chain_tid_any", fn_);
+    BasicBlock* done = BasicBlock::Create(ctx(), "warp_chain_tid", fn_);
+    Value* fast = b_.CreateAdd(b_.CreateVectorSplat(32, b_.CreateURem(base, width)), lanes);
+    b_.CreateCondBr(b_.CreateICmpEQ(b_.CreateAnd(width, 31), b_.getInt32(0)), done, any);
+    b_.SetInsertPoint(any);
+    Value* slow = b_.CreateURem(b_.CreateAdd(b_.CreateVectorSplat(32, base), lanes), b_.CreateVectorSplat(32, width));
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+    PHINode* v = b_.CreatePHI(words, 2, "tid.x.lanes");
+    v->addIncoming(fast, pre);
+    v->addIncoming(slow, any);
+    return v;
+  };
   auto emit = [&](Value* present, Value* members) {
+    for (std::string_view n : tid_inputs)
+      b_.CreateAlignedStore(tid_x_lanes(), array(n), Align(64));
     for (std::string_view n : inputs) {
       Type* e = stored_type(reg(n));
       auto* vt = FixedVectorType::get(e, 32);

@@ -3,8 +3,9 @@
 // warp (blocks of 48 threads), shfl's predicate used by the arithmetic, a chain inside a
 // loop carrying its result to the next iteration, float sums in the butterfly's order,
 // a chain over a member mask of 20 lanes after the other lanes have exited, arithmetic
-// between shuffles that the threads also compute themselves, and inputs that are copies of
-// others.
+// between shuffles that the threads also compute themselves, inputs that are copies of
+// others, and %tid.x read by the chain in rows that are not a whole number of warps.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -104,6 +105,19 @@ __global__ void copies(const int* in, int* out) {
   out[i] = r;
 }
 
+// %tid.x read by the chain's arithmetic (scan's `lane >= offset` tests): each lane's from
+// its thread index, here for rows that are not a whole number of warps (24 and 40 wide).
+__global__ void tid_in_chain(const int* in, int* out) {
+  int i = (blockIdx.x * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
+  int v = in[i];
+  unsigned tx = threadIdx.x;
+  for (unsigned o = 1; o < 32; o *= 2) {
+    int up = __shfl_up_sync(0xffffffffu, v, o);
+    v += tx >= o ? up : 0;
+  }
+  out[i] = v;
+}
+
 // The host's shuffle: PTX's source lane for mode 0 up, 1 down, 2 bfly, 3 idx, with CUDA's
 // c for `width`; a lane whose source is out of its segment, or past the block (a partial
 // last warp), keeps its own value.
@@ -201,6 +215,23 @@ int main() {
     for (int i = 0; i < kN; ++i) want[i] = int32_t(u[i] + g[i] + x[i]);
     copies<<<kBlocks, kBlock>>>(d_in, d_out);
     run_int("copies of inputs", want);
+  }
+  for (dim3 shape : {dim3(24, 4), dim3(40, 2)}) { // tid.x in the chain
+    const int threads = int(shape.x * shape.y), blocks = kN / threads;
+    std::vector<int64_t> x(v.begin(), v.begin() + blocks * threads), want(kN, 0);
+    for (unsigned o = 1; o < 32; o *= 2) {
+      std::vector<int64_t> next = x;
+      for (int i = 0; i < blocks * threads; ++i) {
+        int in_block = i % threads, lane = in_block % 32, tx = in_block % int(shape.x);
+        int64_t up = lane >= int(o) ? x[size_t(i - int(o))] : x[size_t(i)];
+        next[size_t(i)] = int32_t(x[size_t(i)] + (tx >= int(o) ? up : 0));
+      }
+      x = next;
+    }
+    std::copy(x.begin(), x.end(), want.begin());
+    CHECK(cudaMemset(d_out, 0, kN * sizeof(int)));
+    tid_in_chain<<<blocks, shape>>>(d_in, d_out);
+    run_int(shape.x == 24 ? "tid.x in the chain, rows of 24" : "tid.x in the chain, rows of 40", want);
   }
   { // partial mask: lanes 20-31 of each warp write nothing
     CHECK(cudaMemset(d_out, 0, kN * sizeof(int)));
