@@ -5,11 +5,12 @@
 //   mimic run -- bench_kernels [--quick] [--reps N] [--only NAME[,NAME...]] [--llc-multiple F]
 //
 // Timing: one untimed run first, then the median of N runs (fewer, at least one, where
-// they pass 10 s; `reps` says how many ran). Before it, Mimic's first launch of the kernel
-// is timed on a small problem (64 KiB), in a process of its own: that is the module's load
-// and JIT compilation, from a cold or a warm JIT cache (first_launch_ms), with Mimic's code
-// tiers as MIMIC_QUICK_TIER says; the timed runs are the optimised code's
-// (MIMIC_QUICK_TIER=0 in this process).
+// they pass 10 s; `reps` says how many ran), the platforms' runs interleaved so that the
+// machine's slow phases fall on all of them alike. Before it, Mimic's first launch of the
+// kernel is timed on a small problem (64 KiB), in a process of its own: that is the
+// module's load and JIT compilation, from a cold or a warm JIT cache (first_launch_ms),
+// with Mimic's code tiers as MIMIC_QUICK_TIER says; the timed runs are the optimised
+// code's (MIMIC_QUICK_TIER=0 in this process).
 // A run is the kernel's launches plus the wait for them (cudaDeviceSynchronize, clFinish,
 // the end of the parallel region); the data stays on the device between runs. Outputs are
 // checked after the first run. OpenMP and PoCL use as many threads as Mimic: MIMIC_THREADS,
@@ -164,37 +165,65 @@ bool compared(const Buffer& b) {
   return b.role == Role::Output || b.role == Role::InOut;
 }
 
-Measurement measure(Platform& platform, const Problem& problem, unsigned reps, bool settle) {
+// The platforms' timed runs of one problem, interleaved (OpenMP's first, then Mimic's, then
+// PoCL's, and again): the machine's slow phases, which last seconds, then fall on every
+// platform alike instead of on whichever was being timed (measured one platform after the
+// other, the same layernorm code took 87-116 ms across runs while OpenMP's took 48-56).
+// Every platform holds its copy of the data throughout.
+std::vector<Measurement> measure(const std::vector<Platform*>& platforms, const Problem& problem, unsigned reps,
+                                 bool settle) {
   // OpenMP's idle workers spin for a while after a parallel region (libomp: 200 ms), and
-  // would take cores from the platform measured next.
-  if (settle) std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  Measurement m;
-  try {
-    platform.load(problem);
-    platform.run(problem);
-    m.outputs.resize(problem.buffers.size());
-    for (size_t i = 0; i < problem.buffers.size(); ++i)
-      if (compared(problem.buffers[i])) {
-        m.outputs[i].resize(problem.buffers[i].bytes);
-        platform.fetch(problem, i, m.outputs[i].data());
-      }
-    std::vector<double> times;
-    double spent_ms = 0;
-    for (unsigned r = 0; r < reps && (r == 0 || spent_ms < kTimedBudgetMs); ++r) {
-      auto start = Clock::now();
-      platform.run(problem);
-      times.push_back(ms_since(start));
-      spent_ms += times.back();
+  // would take cores from the platform timed next: each run that follows another
+  // platform's waits for them.
+  auto settle_down = [&] {
+    if (settle) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  };
+  const size_t n = platforms.size();
+  std::vector<Measurement> m(n);
+  std::vector<std::vector<double>> times(n);
+  std::vector<double> spent_ms(n, 0);
+  std::vector<bool> loaded(n, false), live(n, false);
+  for (size_t p = 0; p < n; ++p) {
+    settle_down();
+    try {
+      loaded[p] = true;
+      platforms[p]->load(problem);
+      platforms[p]->run(problem);
+      m[p].outputs.resize(problem.buffers.size());
+      for (size_t i = 0; i < problem.buffers.size(); ++i)
+        if (compared(problem.buffers[i])) {
+          m[p].outputs[i].resize(problem.buffers[i].bytes);
+          platforms[p]->fetch(problem, i, m[p].outputs[i].data());
+        }
+      live[p] = true;
+    } catch (const std::exception& e) {
+      m[p].error = e.what();
     }
-    m.median_ms = median(times);
-    m.reps = unsigned(times.size());
-    m.ran = true;
-  } catch (const std::exception& e) {
-    m.error = e.what();
   }
-  try {
-    platform.unload();
-  } catch (const std::exception&) {
+  for (unsigned r = 0; r < reps; ++r)
+    for (size_t p = 0; p < n; ++p) {
+      if (!live[p] || (r > 0 && spent_ms[p] >= kTimedBudgetMs)) continue;
+      if (n > 1) settle_down();
+      try {
+        auto start = Clock::now();
+        platforms[p]->run(problem);
+        times[p].push_back(ms_since(start));
+        spent_ms[p] += times[p].back();
+      } catch (const std::exception& e) {
+        m[p].error = e.what();
+        live[p] = false;
+      }
+    }
+  for (size_t p = 0; p < n; ++p) {
+    if (live[p]) {
+      m[p].median_ms = median(times[p]);
+      m[p].reps = unsigned(times[p].size());
+      m[p].ran = true;
+    }
+    if (loaded[p]) try {
+        platforms[p]->unload();
+      } catch (const std::exception&) {
+      }
   }
   return m;
 }
@@ -311,10 +340,13 @@ bool bench_kernel(Kernel kernel, const Sizes& sizes, unsigned reps, Platform& cu
   // take a core from the first launch's process.
   if (settle) std::this_thread::sleep_for(std::chrono::milliseconds(300));
   std::optional<double> first_ms = first_launch_ms(kernel);
-  Measurement reference = measure(openmp, problem, reps, settle);
-  Measurement mimic = measure(cuda, problem, reps, settle);
+  std::vector<Platform*> platforms{&openmp, &cuda};
+  if (opencl) platforms.push_back(opencl);
+  std::vector<Measurement> measured = measure(platforms, problem, reps, settle);
+  Measurement reference = std::move(measured[0]);
+  Measurement mimic = std::move(measured[1]);
   std::optional<Measurement> pocl;
-  if (opencl) pocl = measure(*opencl, problem, reps, settle);
+  if (opencl) pocl = std::move(measured[2]);
   std::string check = "ok";
   auto verify = [&](const char* platform, const Measurement& m) {
     if (!m.ran) {
