@@ -349,6 +349,12 @@ bool Interchanger::run_once(bool& canonicalised) {
   return false;
 }
 
+// The last thread of the row: the thread loop stops once t + 1 reaches its bound.
+Value* last_thread(const Plan& p, IRBuilder<>& b, const Twine& name) {
+  Value* bound = p.cond->getOperand(0) == p.next ? p.cond->getOperand(1) : p.cond->getOperand(0);
+  return b.CreateSub(bound, ConstantInt::get(bound->getType(), 1), name);
+}
+
 // Plan::Counted's lowest start and its rise over the row, where the start is a function of
 // the thread SCEV knows: invariant in the thread loop, or an add recurrence rising by a
 // constant (layernorm's `c = tid`, where choose_rounds otherwise reduced every thread's
@@ -377,10 +383,7 @@ void Interchanger::closed_starts(Plan& p, ScalarEvolution& se) {
     ValueToValueMapTy first;
     first[p.iv] = p.first;
     c.lowest = clone_chain(start, *p.outer, first, b);
-    // The thread loop stops once t + 1 reaches its bound: it goes through bound - 1 - first
-    // threads after the first.
-    Value* bound = p.cond->getOperand(0) == p.next ? p.cond->getOperand(1) : p.cond->getOperand(0);
-    c.trips = b.CreateSub(b.CreateSub(bound, ConstantInt::get(bound->getType(), 1)), p.first, "ix.trips");
+    c.trips = b.CreateSub(last_thread(p, b, "ix.last"), p.first, "ix.trips");
     c.rise = rise;
   } else {
     c.lowest = start;
@@ -738,9 +741,7 @@ Interchanger::Prefetches Interchanger::prefetch_decide(Plan& p, IRBuilder<>& b, 
   if (!prefetch_enabled() || p.ahead.empty())
     return decided;
   Type* i64 = b.getInt64Ty();
-  // The last thread of the row: the thread loop stops once t + 1 reaches its bound.
-  Value* bound = p.cond->getOperand(0) == p.next ? p.cond->getOperand(1) : p.cond->getOperand(0);
-  Value* last = decided.last = b.CreateSub(bound, ConstantInt::get(bound->getType(), 1), "pf.last");
+  Value* last = decided.last = last_thread(p, b, "pf.last");
   SmallVector<Value*, 4>& wanted = decided.wanted;
   for (auto [pointer, writes] : p.ahead) {
     auto address = [&](Value* t, uint64_t rounds) {
