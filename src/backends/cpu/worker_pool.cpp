@@ -52,7 +52,7 @@ WorkerPool& WorkerPool::instance() {
   return *pool;
 }
 
-WorkerPool::WorkerPool(unsigned threads) {
+WorkerPool::WorkerPool(unsigned threads) : settled_(new std::atomic<uint32_t>[threads]()) {
   for (unsigned i = 1; i < threads; ++i) {
     threads_.emplace_back([this, i] { worker(i); });
     threads_.back().detach();
@@ -73,7 +73,14 @@ void WorkerPool::worker(unsigned index) {
           futex_wait(generation_, seen);
         sleepers_.fetch_sub(1, std::memory_order_seq_cst);
       }
-    ++seen; // one generation at a time: the caller waits for every worker before the next
+    // The settled generation is read before the posted one: it is never newer, so that a
+    // difference means the posted one is open and the exchange takes it, unless the caller
+    // has let this worker off it in between (a generation settles only forward).
+    std::atomic<uint32_t>& settled = settled_[index - 1];
+    uint32_t last = settled.load(std::memory_order_acquire);
+    seen = generation_.load(std::memory_order_acquire);
+    if (last == seen || !settled.compare_exchange_strong(last, seen, std::memory_order_acq_rel))
+      continue; // let off: the caller has done the work and no longer waits for this worker
     if (index < count_) job_(context_, index);
     if (remaining_.fetch_sub(1, std::memory_order_seq_cst) == 1 && caller_asleep_.load(std::memory_order_seq_cst))
       futex_wake_all(remaining_);
@@ -100,10 +107,19 @@ bool WorkerPool::run(unsigned count, Job job, void* context, bool wait) {
   // Every worker takes part in each generation (those past `count` just check in), so
   // that `remaining` counts them all and none can miss a generation.
   remaining_.store(uint32_t(threads_.size()), std::memory_order_relaxed);
-  generation_.fetch_add(1, std::memory_order_seq_cst);
+  const uint32_t generation = generation_.fetch_add(1, std::memory_order_seq_cst) + 1;
   if (sleepers_.load(std::memory_order_seq_cst) != 0) // no system call while all spin
     futex_wake_all(generation_);
   job(context, 0);
+  // The work is all taken: the workers that have not begun are let off (the one whose
+  // thread shares the caller's processor would otherwise run only when the caller yields).
+  uint32_t let_off = 0;
+  for (size_t i = 0; i < threads_.size(); ++i) {
+    uint32_t last = settled_[i].load(std::memory_order_acquire);
+    if (last != generation && settled_[i].compare_exchange_strong(last, generation, std::memory_order_acq_rel))
+      ++let_off;
+  }
+  if (let_off != 0) remaining_.fetch_sub(let_off, std::memory_order_seq_cst);
   if (!spin_until([&] { return remaining_.load(std::memory_order_acquire) == 0; })) {
     caller_asleep_.store(true, std::memory_order_seq_cst);
     for (uint32_t left; (left = remaining_.load(std::memory_order_seq_cst)) != 0;)
