@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <cstdlib>
 #include <string_view>
 #include <utility>
@@ -212,6 +213,27 @@ bool gets_full_rounds(bool guarded, Value* bound) {
 }
 
 // Plan::Counted for `p`, a loop left at its latch only, where it applies.
+// Whether `x enters r` and `x stay bound` are the same test: the same bound, or constant
+// bounds one apart where one test is strict (nvcc guards `c < 1024` as `c > 1023`).
+bool same_test(CmpInst::Predicate enters, Value* r, CmpInst::Predicate stay, Value* bound) {
+  if (r == bound)
+    return enters == stay;
+  auto* a = dyn_cast<ConstantInt>(r);
+  auto* b = dyn_cast<ConstantInt>(bound);
+  if (!a || !b || a->getType() != b->getType())
+    return false;
+  // Both as strict tests: x <= C is x < C + 1 where C + 1 does not wrap.
+  auto strict = [](CmpInst::Predicate p, const APInt& c) -> std::optional<std::pair<CmpInst::Predicate, APInt>> {
+    if (p == CmpInst::ICMP_ULE)
+      return c.isMaxValue() ? std::nullopt : std::optional(std::pair(CmpInst::ICMP_ULT, c + 1));
+    if (p == CmpInst::ICMP_SLE)
+      return c.isMaxSignedValue() ? std::nullopt : std::optional(std::pair(CmpInst::ICMP_SLT, c + 1));
+    return std::pair(p, c);
+  };
+  auto x = strict(enters, a->getValue()), y = strict(stay, b->getValue());
+  return x && y && x->first == y->first && x->second == y->second;
+}
+
 void find_counted(Plan& p) {
   auto* br = cast<BranchInst>(p.inner_latch->getTerminator());
   auto* cmp = dyn_cast<ICmpInst>(br->getCondition());
@@ -247,7 +269,8 @@ void find_counted(Plan& p) {
         std::swap(l, r);
         enters = CmpInst::getSwappedPredicate(enters);
       }
-      guarded = branch->getSuccessor(0) != branch->getSuccessor(1) && l == start && r == bound && enters == stay;
+      guarded = branch->getSuccessor(0) != branch->getSuccessor(1) && l == start &&
+                same_test(enters, r, stay, bound);
     }
     // A 64-bit index costs its test twice the vector instructions of a 32-bit one, as many
     // as the state it would replace (reduce's grid-stride rounds ran 7% slower counted than
