@@ -91,6 +91,15 @@ const SCEV* at_iteration(const SCEV* s, const SCEV* count, Loop& loop, ScalarEvo
                                       : se.getSignExtendExpr(inner, ext->getType());
 }
 
+// Whether `s` is a position in the grid (it reads a block index), not only in the block.
+bool in_grid(const SCEV* s) {
+  return SCEVExprContains(s, [](const SCEV* e) {
+    auto* u = dyn_cast<SCEVUnknown>(e);
+    std::optional<SpecialRegister> r = u ? block_register_read(u->getValue()) : std::nullopt;
+    return r == SpecialRegister::CtaidX || r == SpecialRegister::CtaidY || r == SpecialRegister::CtaidZ;
+  });
+}
+
 // A test `icmp pred (stepping value), (row-invariant)` with an order predicate.
 struct Test {
   CmpPredicate predicate; // with the stepping value on the left
@@ -119,11 +128,7 @@ std::optional<Test> position_test(Value* v, Loop& loop, ScalarEvolution& se) {
   // An equality with a position in the grid (`x == 0`, x = blockIdx.x * 32 + threadIdx.x)
   // holds in one row of the grid or none; one with a position in the block
   // (`threadIdx.x == 31`) holds in every row, and the test would settle none.
-  if (compare->isEquality() && !SCEVExprContains(left, [](const SCEV* e) {
-        auto* u = dyn_cast<SCEVUnknown>(e);
-        std::optional<SpecialRegister> r = u ? block_register_read(u->getValue()) : std::nullopt;
-        return r == SpecialRegister::CtaidX || r == SpecialRegister::CtaidY || r == SpecialRegister::CtaidZ;
-      })) {
+  if (compare->isEquality() && !in_grid(left)) {
     if (row_guards_explain())
       explain(loop) << "`" << *compare << "` compares a position in the block for equality: left in the loop\n";
     return std::nullopt;
@@ -149,14 +154,17 @@ void leaves_of(Value* cond, bool join_and, SmallVectorImpl<Value*>& leaves, unsi
 }
 
 // What a lone test usually says in a row, with the stepping value going up: below a bound,
-// true (`i < n`); above a bound that is a constant, true (`x > 0`); above one that is not,
-// false (`if (i >= n) return`); different, true (`x != 0`: one thread of the grid differs).
+// true (`i < n`); above a bound that is a constant, true for a position in the grid (`x >
+// 0`), false for one in the block, whose every row starts at the block's first positions
+// (nvcc's guard of `for (c = threadIdx.x; c < 1024; c += blockDim.x)`, `c > 1023`, fails
+// in every thread of a smaller block); above a bound that is not constant, false (`if (i
+// >= n) return`); different, true (`x != 0`: one thread of the grid differs).
 bool usually_holds(const Test& t) {
   if (ICmpInst::isEquality(t.predicate))
     return t.predicate == ICmpInst::ICMP_NE;
   const CmpPredicate p = t.steps.up ? t.predicate : CmpPredicate(ICmpInst::getSwappedPredicate(t.predicate));
   const bool above = ICmpInst::isGT(p) || ICmpInst::isGE(p);
-  return !above || isa<SCEVConstant>(t.bound);
+  return !above || (isa<SCEVConstant>(t.bound) && in_grid(t.value));
 }
 
 // A branch whose condition joins tests (with `and` where they hold in the usual row, `or`
@@ -165,11 +173,12 @@ struct Guarded {
   BranchInst* branch;
   bool holds;
   SmallVector<Value*, 4> tests, rest;
+  bool in_block = true; // every test is of a position in the block (none reads a block index)
 };
 
 // Makes `g`'s branch go on its tests alone, where a row's `all` settles them, and on the
 // rest after: for `and`, `bb: br (all || tests), rest, false-side; rest: br rest...`.
-void rewrite(Guarded& g, Value* all, Loop& loop, LoopInfo& li, DominatorTree& dt) {
+void rewrite(Guarded& g, Value* all, Value* not_all, Loop& loop, LoopInfo& li, DominatorTree& dt) {
   BranchInst* branch = g.branch;
   BasicBlock* bb = branch->getParent();
   IRBuilder<> b(branch);
@@ -180,7 +189,16 @@ void rewrite(Guarded& g, Value* all, Loop& loop, LoopInfo& li, DominatorTree& dt
     return v;
   };
   Value* tests = join(g.tests);
-  Value* guarded = g.holds ? b.CreateOr(all, tests, "row.guarded") : b.CreateAnd(b.CreateNot(all, "row.not.all.in"), tests, "row.guarded");
+  // The `and` of tests that usually fail branches on `!row.all.in`: made before the loop
+  // for tests of positions in the block, so that LLVM's unswitching, which looks for
+  // invariant operands of the `and`, copies the loop for the rows that all pass them
+  // (`c > 1023`, a block-stride loop's guard, in add_tile_offsets: the copy loads the
+  // block's offset once, not under a test per lane). For positions in the grid it is made
+  // in the loop, where it is not invariant and the loop stays whole: with those loops
+  // copied too, stencil ran at half speed in cache (16 MiB, one worker: 736-756 ->
+  // 1490-1503 us a launch), not yet understood.
+  if (!g.holds && !g.in_block) not_all = b.CreateNot(all, "row.not.all.in");
+  Value* guarded = g.holds ? b.CreateOr(all, tests, "row.guarded") : b.CreateAnd(not_all, tests, "row.guarded");
   if (g.rest.empty()) {
     branch->setCondition(guarded);
     return;
@@ -246,6 +264,7 @@ bool guard_loop(Loop& loop, ScalarEvolution& se, LoopInfo& li, DominatorTree& dt
         t.reset();
       if (t) {
         g.tests.push_back(leaf);
+        g.in_block = g.in_block && !in_grid(t->value);
         of_branch.push_back(*t);
       } else {
         g.rest.push_back(leaf);
@@ -300,12 +319,13 @@ bool guard_loop(Loop& loop, ScalarEvolution& se, LoopInfo& li, DominatorTree& dt
     errs() << "\n";
   }
   // Frozen here, so that unswitching branches on this value and settles every use of it in
-  // the copies it makes (their `!row.all.in` included, which is made in the loop).
+  // the copies it makes; its negation too, for the branches of rewrite() that use it here.
   b.SetInsertPoint(at);
   all = b.CreateFreeze(all, "row.all.in");
+  Value* not_all = b.CreateNot(all, "row.not.all.in");
   expander.clear();
   for (Guarded& g : branches)
-    rewrite(g, all, loop, li, dt);
+    rewrite(g, all, not_all, loop, li, dt);
   se.forgetLoop(&loop);
   return true;
 }

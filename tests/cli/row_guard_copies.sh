@@ -10,7 +10,11 @@
 # - in tests/codegen/block_scan.ptx, `if (threadIdx.x == 0)` (an equality with a
 #   position in the block, true in every row) is left in the loop, not made a test that no
 #   row would pass (MIMIC_ROW_GUARDS=explain says which tests each loop makes), and the
-#   rounds of an interchanged loop settle their tests too.
+#   rounds of an interchanged loop settle their tests too. add_tile_offsets' guard of that
+#   loop (`k > 1023`, a position in the block above a constant) is taken as usually failing:
+#   its loop is copied for rows that all enter, where the block's offset
+#   (`tile_sums[blockIdx.x]`, read before the loop) is loaded once, not lane by lane under
+#   the guard's test.
 #   row_guard_copies.sh MIMIC STENCIL_TILE_PTX BLOCK_SCAN_PTX
 set -eu
 mimic=$1
@@ -47,4 +51,13 @@ grep -q "mimic_kernel_0.*position in the block for equality: left in the loop" "
 # thread loop too, whose `base + k < n` is settled per row.
 grep -q "mimic_kernel_2.*loop at ix.threads.*made for the row's ends: ult" "$out/scan.txt" ||
   fail "scan: the rounds of add_tile_offsets' loop do not settle base + k < n per row"
+grep -q "mimic_kernel_2.*loop at dispatch: 1 test made for the row's ends: ule" "$out/scan.txt" ||
+  fail "scan: add_tile_offsets' guard k > 1023 not settled for rows that all enter: $(cat "$out/scan.txt")"
+"$mimic" compile --target cpu --block 256 --emit llvm "$scan" -o "$out/scan.ll"
+# (the copy's vector loop loads it in its preheader, once, and broadcasts it)
+awk '/^define / { in2 = ($0 ~ /@mimic_kernel_2[.(]/) }
+     /^[A-Za-z0-9._$"]+:/ { block = $1 }
+     in2 && block ~ /^vector\.ph/ && /= load i32, ptr/ { n++ }
+     END { exit n == 0 }' "$out/scan.ll" ||
+  fail "scan: add_tile_offsets loads its offset lane by lane in every copy"
 echo "row_guard_copies.sh: ok ($copies tile-loading copies)"
