@@ -322,7 +322,9 @@ bool guard_loop(Loop& loop, ScalarEvolution& se, LoopInfo& li, DominatorTree& dt
   // the copies it makes; its negation too, for the branches of rewrite() that use it here.
   b.SetInsertPoint(at);
   all = b.CreateFreeze(all, "row.all.in");
-  Value* not_all = b.CreateNot(all, "row.not.all.in");
+  Value* not_all = any_of(branches, [](const Guarded& g) { return !g.holds && g.in_block; })
+                       ? b.CreateNot(all, "row.not.all.in")
+                       : nullptr;
   expander.clear();
   for (Guarded& g : branches)
     rewrite(g, all, not_all, loop, li, dt);

@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <optional>
-#include <cstdlib>
 #include <string_view>
 #include <utility>
 
@@ -212,7 +212,6 @@ bool gets_full_rounds(bool guarded, Value* bound) {
   return guarded && !(constant && constant->getValue().ule(kRowThreads)) && full_rounds_enabled();
 }
 
-// Plan::Counted for `p`, a loop left at its latch only, where it applies.
 // Whether `x enters r` and `x stay bound` are the same test: the same bound, or constant
 // bounds one apart where one test is strict (nvcc guards `c < 1024` as `c > 1023`).
 bool same_test(CmpInst::Predicate enters, Value* r, CmpInst::Predicate stay, Value* bound) {
@@ -234,6 +233,7 @@ bool same_test(CmpInst::Predicate enters, Value* r, CmpInst::Predicate stay, Val
   return x && y && x->first == y->first && x->second == y->second;
 }
 
+// Plan::Counted for `p`, a loop left at its latch only, where it applies.
 void find_counted(Plan& p) {
   auto* br = cast<BranchInst>(p.inner_latch->getTerminator());
   auto* cmp = dyn_cast<ICmpInst>(br->getCondition());

@@ -104,8 +104,8 @@ bool WorkerPool::run(unsigned count, Job job, void* context, bool wait) {
   job_ = job;
   context_ = context;
   count_ = count;
-  // Every worker takes part in each generation (those past `count` just check in), so
-  // that `remaining` counts them all and none can miss a generation.
+  // Every worker takes part in each generation (those past `count` just check in) or is
+  // let off it, so that `remaining` counts them all and none can miss a generation.
   remaining_.store(uint32_t(threads_.size()), std::memory_order_relaxed);
   const uint32_t generation = generation_.fetch_add(1, std::memory_order_seq_cst) + 1;
   if (sleepers_.load(std::memory_order_seq_cst) != 0) // no system call while all spin
