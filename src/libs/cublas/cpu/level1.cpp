@@ -1,6 +1,7 @@
 // Level 1 on OpenBLAS.
 #include "libs/cublas/cpu/cpu_ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -22,9 +23,24 @@ template <typename T> long long iamin(int n, const T* x, int incx) {
   MIMIC_CBLAS(T, return cblas_isamin(n, x, incx), return cblas_idamin(n, x, incx),
               return cblas_icamin(n, x, incx), return cblas_izamin(n, x, incx));
 }
+// Scasum of a unit-stride vector is sasum's sum over its 2n floats (|re| + |im| each,
+// the same sum by definition): OpenBLAS before 0.3.26 (Debian 12 ships 0.3.21) runs a
+// scasum kernel on AVX-512 CPUs it takes for Cooper Lake (Zen 4 among them) that sums the
+// elements after the last whole group of 8 wrongly (upstream pull request 4326): n = 29
+// gave 34.65 for 33.25. Its strided form and sasum are right; the vector goes in parts so
+// that 2n fits in an int.
+float scasum_unit(int n, const cf* x) {
+  constexpr int kPart = 1 << 29;
+  float sum = 0;
+  for (int done = 0; done < n; done += kPart)
+    sum += cblas_sasum(2 * std::min(kPart, n - done), reinterpret_cast<const float*>(x + done), 1);
+  return sum;
+}
+
 template <typename T> Real<T> asum(int n, const T* x, int incx) {
   MIMIC_CBLAS(T, return cblas_sasum(n, x, incx), return cblas_dasum(n, x, incx),
-              return cblas_scasum(n, x, incx), return cblas_dzasum(n, x, incx));
+              return incx == 1 ? scasum_unit(n, x) : cblas_scasum(n, x, incx),
+              return cblas_dzasum(n, x, incx));
 }
 template <typename T> Real<T> nrm2(int n, const T* x, int incx) {
   MIMIC_CBLAS(T, return cblas_snrm2(n, x, incx), return cblas_dnrm2(n, x, incx),
