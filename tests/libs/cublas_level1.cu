@@ -206,8 +206,27 @@ template <typename T> void test_rotations() {
   }
 }
 
+// asum at stride 1 over lengths around a vector kernel's groups and tails (Debian 12's
+// OpenBLAS sums Scasum's tail wrongly on AVX-512 CPUs it takes for Cooper Lake).
+template <typename T> void test_asum_lengths() {
+  for (int len : {1, 2, 7, 8, 9, 15, 16, 17, 31, 33, 64, 100, 1000, 4099}) {
+    auto x = rng.values<T>(size_t(len));
+    Device<T> dx(x);
+    double want = 0;
+    for (int i = 0; i < len; ++i)
+      want += std::abs(std::real(to_ref(x[i]))) + std::abs(std::imag(to_ref(x[i])));
+    std::conditional_t<std::is_same_v<T, cuComplex>, float,
+                       std::conditional_t<std::is_same_v<T, cuDoubleComplex>, double, T>>
+        got = -1;
+    BLAS_OK(pick<T>(cublasSasum, cublasDasum, cublasScasum, cublasDzasum)(handle, len, dx.ptr, 1, &got));
+    check_close(std::vector<decltype(got)>{got}, {R(want)}, tolerance<T>(len), "%sasum n %d",
+                type_name<T>(), len);
+  }
+}
+
 template <typename T> void all() {
   test_reductions<T>();
+  test_asum_lengths<T>();
   test_device_result<T>();
   test_updates<T>();
   test_rotations<T>();
