@@ -98,6 +98,10 @@ inline constexpr const char* kGpuTrap = "mimic.gpu.trap";
 // MIMIC_WARP_CHAINS=0 lowers every shuffle on its own instead of running straight runs of
 // them a warp at a time (codegen/warp_chain.cpp), for comparisons; the JIT cache keys on it.
 bool warp_chains_enabled();
+// MIMIC_LANE0_CHAINS=0 writes back every lane of a warp chain's outputs, where the chain
+// would write only lane 0's for outputs read after it only under `lane == 0`
+// (codegen/warp_chain.cpp), for comparisons; the JIT cache keys on it.
+bool lane0_chains_enabled();
 // MIMIC_LAZY_STOPS=0 keeps every thread loop's per-thread stores of where its threads
 // stopped, where the chain would write them only when something reads them (a thread loop
 // with one stop: lower.cpp, LazyStop), for comparisons; the JIT cache keys on it.

@@ -97,13 +97,21 @@ bool warp_chains_enabled() {
   return config::switched_on("MIMIC_WARP_CHAINS");
 }
 
+bool lane0_chains_enabled() {
+  return config::switched_on("MIMIC_LANE0_CHAINS");
+}
+
 // Registers written once, by an unguarded `mov r, imm` (nvcc's shuffle distances, clamp
-// values and member masks) or `mov r, %tid.x`, and how often each name appears in the
+// values and member masks) or `mov r, %tid.x`, predicates written once by a test of
+// `%tid.x & 31` against 0 (nvcc's `lane == 0`), and how often each name appears in the
 // kernel.
 void FunctionLowering::plan_warp_chains(const ptx::Block& body) {
   std::map<std::string_view, unsigned> defs;
   std::map<std::string_view, int64_t> values;
   std::set<std::string_view> tid_x;
+  std::map<std::string_view, std::string_view> low_bits;           // r = t & 31
+  std::map<std::string_view, std::pair<std::string_view, bool>> tests; // p = (r != 0) or (r == 0)
+  auto plain = [](const ptx::Operand& op) { return op.is_name() && op.component == ptx::Component::None; };
   ptx::any_instruction(body, [&](const ptx::Instruction& ins) {
     if (!ins.guard.empty())
       ++appearances_[ins.guard];
@@ -121,6 +129,16 @@ void FunctionLowering::plan_warp_chains(const ptx::Block& body) {
         ins.operands[0].component == ptx::Component::None && ins.operands[1].is_name() &&
         ins.operands[1].name_view() == "%tid" && ins.operands[1].component == ptx::Component::X)
       tid_x.insert(ins.operands[0].name_view());
+    if (ins.opcode == Opcode::And && ins.guard.empty() && ins.num_operands == 3 && ins.has(ptx::Modifier::B32) &&
+        plain(ins.operands[0]) && plain(ins.operands[1]) && ins.operands[2].kind == OperandKind::Int &&
+        ins.operands[2].i == 31)
+      low_bits[ins.operands[0].name_view()] = ins.operands[1].name_view();
+    const bool eq = ins.has(ptx::Modifier::Eq), ne = ins.has(ptx::Modifier::Ne);
+    if (ins.opcode == Opcode::Setp && ins.guard.empty() && ins.num_operands == 3 && (eq || ne) &&
+        (ins.has(ptx::Modifier::S32) || ins.has(ptx::Modifier::U32) || ins.has(ptx::Modifier::B32)) &&
+        plain(ins.operands[0]) && plain(ins.operands[1]) && ins.operands[2].kind == OperandKind::Int &&
+        ins.operands[2].i == 0)
+      tests[ins.operands[0].name_view()] = {ins.operands[1].name_view(), ne};
     return false;
   });
   for (auto [name, v] : values)
@@ -129,6 +147,67 @@ void FunctionLowering::plan_warp_chains(const ptx::Block& body) {
   for (std::string_view name : tid_x)
     if (defs[name] == 1)
       tid_x_regs_.insert(name);
+  // Whether register t holds %tid.x where `and r, t, 31` (r written once) reads it: t is
+  // written once, by `mov t, %tid.x`; or nvcc reuses t after its last use as the thread
+  // index (layernorm's last loop counts in it): in the kernel's top-level statements the
+  // mov comes first (no label before it), t's other writes all come after the `and`, and
+  // no branch at or after them goes back to a label at or before the `and`.
+  const auto& top = body.statements;
+  auto holds_tid_x = [&](std::string_view r, std::string_view t) {
+    if (tid_x_regs_.count(t))
+      return true;
+    if (!tid_x.count(t))
+      return false;
+    std::map<std::string_view, size_t> labels;
+    size_t mov = top.size(), at = top.size(), later = top.size(), writes = 0;
+    for (size_t k = 0; k < top.size(); ++k) {
+      if (top[k].kind == ptx::StatementKind::Label)
+        labels[top[k].text_view()] = k;
+      if (top[k].kind != ptx::StatementKind::Instruction)
+        continue;
+      const ptx::Instruction& ins = *top[k].instruction;
+      if (ins.num_operands == 0)
+        continue;
+      bool writes_t = false;
+      each_name(ins.operands[0], [&](std::string_view n) { writes_t |= n == t; });
+      bool writes_r = false;
+      each_name(ins.operands[0], [&](std::string_view n) { writes_r |= n == r; });
+      if (writes_r)
+        at = k;
+      if (!writes_t)
+        continue;
+      ++writes;
+      if (mov == top.size() && ins.opcode == Opcode::Mov && ins.num_operands == 2 && ins.operands[1].is_name() &&
+          ins.operands[1].name_view() == "%tid" && ins.operands[1].component == ptx::Component::X)
+        mov = k;
+      else if (later == top.size())
+        later = k;
+    }
+    if (writes != defs[t] || mov >= at || later <= at)
+      return false;
+    for (auto [name, k] : labels)
+      if (k < mov)
+        return false;
+    for (size_t k = later; k < top.size(); ++k) {
+      if (top[k].kind != ptx::StatementKind::Instruction)
+        continue;
+      const ptx::Instruction& ins = *top[k].instruction;
+      if (ins.opcode == Opcode::Brx)
+        return false;
+      if (ins.opcode != Opcode::Bra)
+        continue;
+      auto target = ins.num_operands == 1 && ins.operands[0].is_name() ? labels.find(ins.operands[0].name_view())
+                                                                         : labels.end();
+      if (target == labels.end() || target->second <= at)
+        return false;
+    }
+    return true;
+  };
+  for (auto [p, test] : tests) {
+    auto lane = low_bits.find(test.first);
+    if (defs[p] == 1 && lane != low_bits.end() && defs[lane->first] == 1 && holds_tid_x(lane->first, lane->second))
+      lane_tests_[p] = test.second;
+  }
 }
 
 // An integer register (not a predicate) that plan_warp_chains found constant.
@@ -315,6 +394,50 @@ void FunctionLowering::lower_warp_chain(const ptx::Block& block, size_t first, s
   for (std::string_view n : written)
     if ((appearances_[n] > inside[n] || input_set.count(n)) && !thread_own.count(n))
       outputs.push_back(n);
+
+  // Outputs that only lane 0 of a warp reads after the chain (block sums' `if (lane == 0)
+  // warp_sums[warp] = v`): every other appearance of the register is in this block after
+  // the chain, in an instruction guarded by a lane test to run for lane 0 alone or reached
+  // only by falling through a branch that lanes other than 0 take (no label in between).
+  // For a whole warp the chain writes back lane 0's value of these alone, where %tid.x & 31
+  // is the lane (ntid.x a multiple of 32), and LLVM drops the other lanes' shuffles and
+  // adds, about half a reduction's work.
+  std::set<std::string_view> lane0_outputs;
+  if (lane0_chains_enabled()) {
+    // Whether a guard holds only for lanes other than 0 (true) or only for lane 0 (false).
+    auto lane_guard = [&](const ptx::Instruction& ins) -> std::optional<bool> {
+      auto it = ins.guard.empty() ? lane_tests_.end() : lane_tests_.find(ins.guard);
+      if (it == lane_tests_.end())
+        return std::nullopt;
+      return it->second != ins.guard_negated;
+    };
+    std::map<std::string_view, unsigned> lane0_appearances;
+    bool lane0 = false; // the statements since the last label run for lane 0 alone
+    for (size_t k = first + count; k < block.statements.size(); ++k) {
+      const ptx::Statement& st = block.statements[k];
+      if (st.kind == ptx::StatementKind::Label) {
+        lane0 = false;
+        continue;
+      }
+      if (st.kind != ptx::StatementKind::Instruction)
+        continue;
+      const ptx::Instruction& ins = *st.instruction;
+      std::optional<bool> others = lane_guard(ins);
+      if (lane0 || (ins.opcode != Opcode::Bra && others == false)) {
+        if (!ins.guard.empty())
+          ++lane0_appearances[ins.guard];
+        for (size_t o = 0; o < ins.num_operands; ++o)
+          each_name(ins.operands[o], [&](std::string_view n) { ++lane0_appearances[n]; });
+      }
+      if (ins.opcode == Opcode::Bra && ins.guard.empty())
+        lane0 = false; // what follows is reached through a label only
+      else if (ins.opcode == Opcode::Bra && others == true)
+        lane0 = true;
+    }
+    for (std::string_view n : outputs)
+      if (!input_set.count(n) && lane0_appearances[n] == appearances_[n] - inside[n])
+        lane0_outputs.insert(n);
+  }
 
   // Inputs that are bit copies of other inputs (`mov.b32 %r17, %f75` right before a float
   // reduction: the chain shuffles %r17 and adds %f75): published once, the copy's lane
@@ -539,7 +662,7 @@ void FunctionLowering::lower_warp_chain(const ptx::Block& block, size_t first, s
     v->addIncoming(slow, any);
     return v;
   };
-  auto emit = [&](Value* present, Value* members) {
+  auto emit = [&](Value* present, Value* members, bool whole) {
     for (std::string_view n : tid_inputs)
       b_.CreateAlignedStore(tid_x_lanes(), array(n), Align(64));
     for (std::string_view n : inputs) {
@@ -562,10 +685,30 @@ void FunctionLowering::lower_warp_chain(const ptx::Block& block, size_t first, s
     }
     if (!run.empty())
       arithmetic(run);
+    std::vector<std::pair<std::string_view, Value*>> others; // lanes 1-31 of lane-0 outputs
     for (std::string_view n : outputs) {
       Type* e = stored_type(reg(n));
       Value* v = b_.CreateAlignedLoad(FixedVectorType::get(e, 32), array(n), Align(64));
+      if (whole && lane0_outputs.count(n)) {
+        b_.CreateStore(b_.CreateExtractElement(v, uint64_t(0)), spill_slot(b_, slot[n], e, base));
+        others.emplace_back(n, v);
+        continue;
+      }
       b_.CreateMaskedStore(v, spill_slot(b_, slot[n], e, base), Align(e->getPrimitiveSizeInBits() / 8), members);
+    }
+    if (others.empty()) {
+      b_.CreateBr(next);
+      return;
+    }
+    // Where rows are not whole warps, `%tid.x & 31` is not the lane: every lane's value.
+    // For a known block shape this folds away.
+    BasicBlock* every = BasicBlock::Create(ctx(), "warp_chain_every_lane" + std::to_string(point), fn_);
+    Value* width = block_field(offsetof(BlockState, block_dim), i32);
+    b_.CreateCondBr(b_.CreateICmpNE(b_.CreateAnd(width, 31), b_.getInt32(0)), every, next);
+    b_.SetInsertPoint(every);
+    for (auto [n, v] : others) {
+      Type* e = stored_type(reg(n));
+      b_.CreateAlignedStore(v, spill_slot(b_, slot[n], e, base), Align(e->getPrimitiveSizeInBits() / 8));
     }
     b_.CreateBr(next);
   };
@@ -580,9 +723,9 @@ void FunctionLowering::lower_warp_chain(const ptx::Block& block, size_t first, s
                                b_.CreateICmpEQ(group, b_.getInt32(0xffffffffu))),
                   whole, part);
   b_.SetInsertPoint(whole);
-  emit(b_.getInt32(32), Constant::getAllOnesValue(lanes_ty));
+  emit(b_.getInt32(32), Constant::getAllOnesValue(lanes_ty), true);
   b_.SetInsertPoint(part);
-  emit(present_in_block, group_lanes);
+  emit(present_in_block, group_lanes, false);
   b_.restoreIP(thread_code);
 }
 

@@ -152,6 +152,7 @@ std::string cache_key(const runtime::Program& program, bool check_memory) {
   add(check_memory ? "check=memory" : "check=none");
   add(codegen::interchange_enabled() ? "interchange=on" : "interchange=off");
   add(codegen::warp_chains_enabled() ? "warp-chains=on" : "warp-chains=off");
+  add(codegen::lane0_chains_enabled() ? "lane0-chains=on" : "lane0-chains=off");
   add(codegen::lazy_stops_enabled() ? "lazy-stops=on" : "lazy-stops=off");
   add(codegen::stop_counts_enabled() ? "stop-counts=on" : "stop-counts=off");
   add(codegen::full_rows_enabled() ? "full-rows=on" : "full-rows=off");
