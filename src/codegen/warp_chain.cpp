@@ -147,11 +147,12 @@ void FunctionLowering::plan_warp_chains(const ptx::Block& body) {
   for (std::string_view name : tid_x)
     if (defs[name] == 1)
       tid_x_regs_.insert(name);
-  // Whether register t holds %tid.x where `and r, t, 31` (r written once) reads it: t is
-  // written once, by `mov t, %tid.x`; or nvcc reuses t after its last use as the thread
-  // index (layernorm's last loop counts in it): in the kernel's top-level statements the
-  // mov comes first (no label before it), t's other writes all come after the `and`, and
-  // no branch at or after them goes back to a label at or before the `and`.
+  // Whether register t holds %tid.x where the one instruction that writes r reads it
+  // (`and r, t, 31`, or `setp r, t, 0`): t is written once, by `mov t, %tid.x`; or nvcc
+  // reuses t after its last use as the thread index (layernorm's last loop counts in it):
+  // in the kernel's top-level statements the mov comes first (no label before it), t's
+  // other writes all come after that instruction, and no branch at or after them goes
+  // back to a label at or before it.
   const auto& top = body.statements;
   auto holds_tid_x = [&](std::string_view r, std::string_view t) {
     if (tid_x_regs_.count(t))
@@ -203,9 +204,12 @@ void FunctionLowering::plan_warp_chains(const ptx::Block& body) {
     }
     return true;
   };
+  // A test of %tid.x itself against 0 counts too: thread 0 is a lane 0, so `tid != 0`
+  // holds for every other lane and `tid == 0` for a lane 0 alone.
   for (auto [p, test] : tests) {
     auto lane = low_bits.find(test.first);
-    if (defs[p] == 1 && lane != low_bits.end() && defs[lane->first] == 1 && holds_tid_x(lane->first, lane->second))
+    if (defs[p] == 1 && (lane != low_bits.end() ? defs[lane->first] == 1 && holds_tid_x(lane->first, lane->second)
+                                                : holds_tid_x(p, test.first)))
       lane_tests_[p] = test.second;
   }
 }

@@ -2,8 +2,8 @@
 // writes back lane 0's value alone where rows are whole warps (codegen/warp_chain.cpp,
 // MIMIC_LANE0_CHAINS). Checked against the host in blocks whose rows are whole warps and
 // in blocks of rows of 8, 16 (where `threadIdx.x & 31` is 0 for lanes 0, 8, 16, 24 or
-// 0, 16, whose partial sums must come out right too), and for a result read by lane 0 and
-// then by every thread.
+// 0, 16, whose partial sums must come out right too), for a result read by lane 0 and
+// then by every thread, and for one read by thread 0 of each row (`threadIdx.x == 0`).
 #include <vector>
 
 #include "check.h"
@@ -33,6 +33,15 @@ __global__ void lane0_then_all(const int* in, int* first, int* every) {
   int v = down_sum(in[base + t]);
   if ((threadIdx.x & 31) == 0) first[base + t] = v;
   every[base + t] = v;
+}
+
+// A butterfly sum, which every lane gets, stored by thread 0 of the block alone.
+__global__ void thread0_sum(const int* in, int* out) {
+  const unsigned base = blockIdx.x * blockDim.x * blockDim.y * blockDim.z, t = linear_thread();
+  int v = in[base + t];
+  for (int m = 16; m > 0; m /= 2)
+    v += __shfl_xor_sync(kFull, v, m);
+  if (threadIdx.x == 0) out[base + t] = v;
 }
 
 // The host's down-sum of each lane of each warp (a source lane past the warp gives the
@@ -74,17 +83,27 @@ int main() {
     CHECK(cudaMemcpy(din, in.data(), n * sizeof(int), cudaMemcpyHostToDevice));
     std::vector<int> got(n);
     char what[64];
-    for (int kernel = 0; kernel < 2; ++kernel) {
+    // Thread 0 of each row (threadIdx.x == 0) stores its warp's butterfly sum.
+    std::vector<int> want_thread0(n, -1);
+    for (unsigned i = 0; i < n; i += per_block)
+      for (unsigned r = 0; r < per_block; r += shape.x) {
+        int sum = 0;
+        for (unsigned l = 0; l < 32; ++l) sum += in[i + (r / 32 * 32) + l];
+        want_thread0[i + r] = sum;
+      }
+    for (int kernel = 0; kernel < 3; ++kernel) {
       CHECK(cudaMemset(dfirst, 0xff, n * sizeof(int)));
       if (kernel == 0)
         lane0_sums<<<blocks, shape>>>(din, dfirst);
-      else
+      else if (kernel == 1)
         lane0_then_all<<<blocks, shape>>>(din, dfirst, devery);
+      else
+        thread0_sum<<<blocks, shape>>>(din, dfirst);
       CHECK_LAUNCH();
       CHECK(cudaMemcpy(got.data(), dfirst, n * sizeof(int), cudaMemcpyDeviceToHost));
-      snprintf(what, sizeof what, "%s %ux%ux%u", kernel ? "lane0_then_all" : "lane0_sums", shape.x,
-               shape.y, shape.z);
-      expect_equal(what, got.data(), want.data(), n);
+      const char* names[] = {"lane0_sums", "lane0_then_all", "thread0_sum"};
+      snprintf(what, sizeof what, "%s %ux%ux%u", names[kernel], shape.x, shape.y, shape.z);
+      expect_equal(what, got.data(), kernel == 2 ? want_thread0.data() : want.data(), n);
       if (kernel == 1) {
         CHECK(cudaMemcpy(got.data(), devery, n * sizeof(int), cudaMemcpyDeviceToHost));
         snprintf(what, sizeof what, "every thread's %ux%ux%u", shape.x, shape.y, shape.z);
