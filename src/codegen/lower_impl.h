@@ -242,8 +242,9 @@ private:
   std::map<const ptx::Instruction*, LoopPrefetch::Sum> loop_prefetches_;
   std::map<std::string_view, int64_t> constant_regs_; // registers set once, by mov of a literal
   std::set<std::string_view> tid_x_regs_;              // registers set once, by mov of %tid.x
-  // Predicates set once by comparing `%tid.x & 31` with 0: true where the predicate holds
-  // for lanes other than 0 (`setp.ne`), false where it holds for lane 0 alone (`setp.eq`).
+  // Predicates set once by comparing `%tid.x & 31` or `%tid.x` with 0: true where the
+  // predicate holds for every lane but 0 (`setp.ne`), false where it holds for a lane 0
+  // alone (`setp.eq`).
   std::map<std::string_view, bool> lane_tests_;
   std::map<std::string_view, unsigned> appearances_;  // how often the kernel names each register
   unsigned chain_slots_ = 0;                          // spill slots the chains use (the first ones)

@@ -30,10 +30,10 @@ template <typename T> long long iamin(int n, const T* x, int incx) {
 // gave 34.65 for 33.25. Its strided form and sasum are right; the vector goes in parts so
 // that 2n fits in an int.
 float scasum_unit(int n, const cf* x) {
-  constexpr int kPart = 1 << 29;
+  constexpr int64_t kPart = int64_t(1) << 29;
   float sum = 0;
-  for (int done = 0; done < n; done += kPart)
-    sum += cblas_sasum(2 * std::min(kPart, n - done), reinterpret_cast<const float*>(x + done), 1);
+  for (int64_t done = 0; done < n; done += kPart)
+    sum += cblas_sasum(int(2 * std::min(kPart, n - done)), reinterpret_cast<const float*>(x + done), 1);
   return sum;
 }
 
