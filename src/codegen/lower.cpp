@@ -874,6 +874,8 @@ Function* FunctionLowering::run() {
       b_.SetInsertPoint(&bb);
       stop_thread(kThreadExited);
     }
+  const auto& facts = lowering_.facts[fn_];
+  calls = !facts.callees.empty() || facts.indirect;
   insert_spills();
   split_thread_loop(end);
   chain_in_step();
@@ -2347,7 +2349,7 @@ Result<LoweredProgram> ModuleLowering::run() {
       size_t frame = (fl.local_bytes() + 15) / 16 * 16;
       out.kernels.push_back({fn->getName().str(), fl.splits, frame + call_stack_bytes(fn), fl.spill_slots,
                              reaches(fn, &FunctionFacts::grid_sync), reaches(fn, &FunctionFacts::cluster),
-                             fl.plain_exit});
+                             fl.plain_exit, fl.calls});
     } catch (const LoweringError& e) {
       failures += "\n  kernel '" + k.name + "': " + e.message;
     }

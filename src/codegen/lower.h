@@ -62,6 +62,10 @@ struct LoweredKernel {
   // trap, assertion, memory check or call that may end it): the kernel does not write
   // next[] (BlockState), and the executor neither clears nor reads it.
   bool plain_exit = false;
+  // Calls functions (directly or through a pointer), which say that they ended the thread
+  // in next[]: the executor clears next[] before each block. Without calls the kernel
+  // writes next[t] for every thread it runs before anything reads it.
+  bool calls = false;
 };
 
 struct LoweredProgram {

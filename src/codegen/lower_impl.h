@@ -139,6 +139,7 @@ public:
   std::vector<SplitKind> splits; // kind of split point k at splits[k - 1]
   unsigned spill_slots = 0;      // registers kept per thread across split points
   bool plain_exit = false;       // LoweredKernel::plain_exit
+  bool calls = false;            // LoweredKernel::calls
   size_t local_bytes() const { return local_bytes_; }
 
 private:

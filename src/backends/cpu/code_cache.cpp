@@ -35,7 +35,7 @@ namespace mimic::cpu {
 namespace {
 
 constexpr char kMagic[8] = {'M', 'I', 'M', 'I', 'C', 'J', 'I', 'T'};
-constexpr uint32_t kFormat = 1;
+constexpr uint32_t kFormat = 2; // 2: flag 8, LoweredKernel::calls
 constexpr size_t kDigest = 32;
 
 bool cache_enabled() {
@@ -216,6 +216,7 @@ std::optional<CachedCode> cache_load(const std::string& key) {
     k.grid_sync = flags & 1;
     k.cluster = flags & 2;
     k.plain_exit = flags & 4;
+    k.calls = flags & 8;
     code.kernels.push_back(std::move(k));
   }
   uint64_t globals = r.u64();
@@ -249,7 +250,7 @@ void cache_store(const std::string& key, const CachedCode& code) {
     w.str(splits);
     w.u64(k.local_bytes);
     w.u64(k.spill_slots);
-    w.u64((k.grid_sync ? 1 : 0) | (k.cluster ? 2 : 0) | (k.plain_exit ? 4 : 0));
+    w.u64((k.grid_sync ? 1 : 0) | (k.cluster ? 2 : 0) | (k.plain_exit ? 4 : 0) | (k.calls ? 8 : 0));
   }
   w.u64(code.globals.size());
   for (const std::string& g : code.globals)

@@ -111,6 +111,7 @@ struct CompiledKernel {
   bool grid_sync = false;  // blocks wait for each other: all run at once
   bool cluster = false;    // lowered for clusters of one block
   bool plain_exit = false; // codegen::LoweredKernel::plain_exit: next[] is not used
+  bool calls = false;      // codegen::LoweredKernel::calls: next[] is cleared per block
   size_t dynamic_offset = 0;
 
   CompiledKernel() = default;
@@ -118,7 +119,7 @@ struct CompiledKernel {
       : name(std::move(o.name)), symbol(std::move(o.symbol)), entry(o.entry.load()), any_shape(o.any_shape.load()),
         shape(o.shape), shape_fixed(o.shape_fixed.load()), shaped(o.shaped.load()), splits(std::move(o.splits)),
         local_bytes(o.local_bytes), spill_slots(o.spill_slots), shared_bytes(o.shared_bytes), grid_sync(o.grid_sync),
-        cluster(o.cluster), plain_exit(o.plain_exit), dynamic_offset(o.dynamic_offset) {}
+        cluster(o.cluster), plain_exit(o.plain_exit), calls(o.calls), dynamic_offset(o.dynamic_offset) {}
 };
 
 // Keeps the object code LLJIT compiles, for the disk cache.
@@ -624,6 +625,7 @@ codegen::LoweredKernel facts_of(const CompiledKernel& k, const std::string& symb
   lk.grid_sync = k.grid_sync;
   lk.cluster = k.cluster;
   lk.plain_exit = k.plain_exit;
+  lk.calls = k.calls;
   return lk;
 }
 
@@ -1077,6 +1079,7 @@ Result<std::shared_ptr<runtime::CompiledProgram>> compile_for_cpu(
     k.grid_sync = lk.grid_sync;
     k.cluster = lk.cluster;
     k.plain_exit = lk.plain_exit;
+    k.calls = lk.calls;
     k.shared_bytes = program.kernels[i].static_shared_bytes;
     k.dynamic_offset = program.kernels[i].dynamic_shared_offset;
     if (!lazy) {
@@ -1222,8 +1225,11 @@ CUresult run_block(const CompiledKernel& k, KernelEntry entry, const void* args,
     run_threads(entry, args, bs, 0, n, codegen::kResumeStart);
     return CUDA_SUCCESS;
   }
-  // Calls read next[t] to see whether their callee ended the thread.
-  std::fill_n(s.next.begin(), n, 0u);
+  // Calls read next[t] to see whether their callee ended the thread; without calls the
+  // kernel writes next[t] of every thread it runs before this reads it (1 KB a block of
+  // 256 threads, as much as a stencil block's input).
+  if (k.calls)
+    std::fill_n(s.next.begin(), n, 0u);
   auto ended = [](uint32_t stop) {
     return stop == codegen::kThreadTrapped     ? CUDA_ERROR_LAUNCH_FAILED
            : stop == codegen::kThreadFaulted    ? CUDA_ERROR_ILLEGAL_ADDRESS
