@@ -12,8 +12,11 @@
 # serve the loads too). halo_tile.ptx (a 32x8 tile) for its block shape: the next block is
 # 128 bytes on, which SCEV sees only with the extension of x = 32 * %ctaid.x + %tid.x taken
 # through the sum: no prefetch (there were 8, each at a stride of 0 when it ran).
+# scale_wide.ptx (y[i] = 2 * x[i]): its next block's loads are a quarter page on for
+# 256-thread blocks, where a grid-stride neighbour's lines want prefetching: read
+# prefetches; for 128-thread blocks (512 bytes on) none.
 # Behaviour: every tests/cuda program.
-#   block_prefetch.sh MIMIC ROW_SCALE_PTX TILED_GEMM_PTX BLOCK_SCAN_PTX HALO_TILE_PTX
+#   block_prefetch.sh MIMIC ROW_SCALE_PTX TILED_GEMM_PTX BLOCK_SCAN_PTX HALO_TILE_PTX SCALE_WIDE_PTX
 set -eu
 # The code read here is an AVX-512 machine's (16-lane vectors, the vectoriser's gathers and
 # scatters) on any machine: `mimic compile --cpu sapphirerapids` with 512-bit vectors.
@@ -62,4 +65,12 @@ scan=$(MIMIC_STORE_PREFETCH=0 sites "$@")
 halo=$("$mimic" compile --target cpu --cpu sapphirerapids --block 32,8 --emit llvm "$5" -o - |
   grep -c 'call void @llvm.prefetch.p0(ptr %next.block.line' || true)
 [ "$halo" -eq 0 ] || fail "halo_tile.ptx for 32x8: $halo prefetches, its next block is 128 bytes on"
+quarter() { # BLOCK, then the arguments
+  "$mimic" compile --target cpu --cpu sapphirerapids --block "$1" --emit llvm "$7" -o - |
+    grep -c 'call void @llvm.prefetch.p0(ptr %next.block.line[0-9]*, i32 0, i32 2, i32 1)' || true
+}
+wide=$(quarter 256 "$@")
+[ "$wide" -ge 1 ] || fail "scale_wide.ptx for 256 threads: no read prefetch of the next block's kilobyte"
+narrow=$(quarter 128 "$@")
+[ "$narrow" -eq 0 ] || fail "scale_wide.ptx for 128 threads: $narrow read prefetches, its next block is 512 bytes on"
 echo "block_prefetch.sh: ok ($rows write and $reads read prefetches)"
