@@ -24,6 +24,7 @@
 #include "codegen/block_prefetch.h"
 #include "codegen/loop_prefetch.h"
 #include "codegen/interleaved_scatter.h"
+#include "codegen/contiguous_gathers.h"
 #include "codegen/lane_steps.h"
 #include "codegen/store_masks.h"
 #include "codegen/uniform_scatter.h"
@@ -171,6 +172,7 @@ std::string cache_key(const runtime::Program& program, bool check_memory) {
   add(codegen::load_prefetch_enabled() ? "load-prefetch=on" : "load-prefetch=off");
   add(codegen::loop_prefetch_enabled() ? "loop-prefetch=on" : "loop-prefetch=off");
   add(codegen::interleaved_scatter_enabled() ? "interleaved-scatter=on" : "interleaved-scatter=off");
+  add(codegen::contiguous_gathers_enabled() ? "contiguous-gathers=on" : "contiguous-gathers=off");
   add("vector-bits=" + std::to_string(preferred_vector_bits()));
   add(std::to_string(program.modules.size()));
   for (const auto& m : program.modules)

@@ -72,6 +72,7 @@
 #include "codegen/shared_store_select.h"
 #include "codegen/block_prefetch.h"
 #include "codegen/interleaved_scatter.h"
+#include "codegen/contiguous_gathers.h"
 #include "codegen/lane_steps.h"
 #include "codegen/store_masks.h"
 #include "codegen/uniform_scatter.h"
@@ -372,6 +373,7 @@ void optimise(llvm::Module& m, llvm::TargetMachine* tm, Tier tier = Tier::Optimi
       fpm.addPass(codegen::JoinInterleavedScatters());
       fpm.addPass(codegen::PrefetchNextBlock());
       fpm.addPass(codegen::ExpandPrefetchCalls()); // every prefetch call llvm.prefetch again
+      fpm.addPass(codegen::ContiguousGathers());   // after the prefetches: one site per access
     });
   }
   pb.registerModuleAnalyses(mam);
