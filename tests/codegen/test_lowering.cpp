@@ -187,6 +187,39 @@ TEST(Lowering, FunctionsThatWaitAreInlined) {
   EXPECT_EQ(l.kernels[0].splits, want);
 }
 
+TEST(Lowering, CallsOnlyForKernelsThatCallAFunction) {
+  // The executor clears next[] per block only for kernels that call (LoweredKernel::calls):
+  // a callee says there that it ended the thread. Barriers alone do not need it, a call
+  // between barriers or through a pointer does.
+  auto p = program(R"(
+.func g() {
+  ret;
+}
+.visible .entry k_barrier() {
+  bar.sync 0;
+  ret;
+}
+.visible .entry k_barrier_call() {
+  bar.sync 0;
+  call.uni g, ();
+  bar.sync 0;
+  ret;
+}
+.visible .entry k_pointer() {
+  .reg .b64 %rd<2>;
+  mov.u64 %rd1, g;
+  prototype: .callprototype _ ();
+  call.uni %rd1, (), prototype;
+  ret;
+})");
+  ASSERT_TRUE(p);
+  auto l = lowered(*p);
+  ASSERT_EQ(l.kernels.size(), 3u);
+  EXPECT_FALSE(l.kernels[0].calls);
+  EXPECT_TRUE(l.kernels[1].calls);
+  EXPECT_TRUE(l.kernels[2].calls);
+}
+
 TEST(Lowering, PlainExitOnlyWhereNothingButTheEndStopsAThread) {
   // k_plain ends its threads only by running to the end or by exit: it does not say where
   // they stopped. A trap, a barrier or a call (whose callee may end the thread) keeps the
@@ -229,6 +262,8 @@ TEST(Lowering, PlainExitOnlyWhereNothingButTheEndStopsAThread) {
   EXPECT_FALSE(l.kernels[1].plain_exit);
   EXPECT_FALSE(l.kernels[2].plain_exit);
   EXPECT_FALSE(l.kernels[3].plain_exit);
+  EXPECT_FALSE(l.kernels[0].calls);
+  EXPECT_TRUE(l.kernels[3].calls);
   // No store of kThreadExited (-1) is left in k_plain; k_trap still stores its stops.
   auto stores_stop = [&](size_t k, const char* value) {
     std::string text;
