@@ -37,6 +37,10 @@ namespace {
 constexpr int64_t kFarStore = 4096;
 constexpr int64_t kFarLoad = 1024;
 
+int64_t far_stride(bool write) {
+  return write ? kFarStore : kFarLoad;
+}
+
 // The loads of %ctaid.x: block->sreg[CtaidX].
 SmallVector<LoadInst*, 4> ctaid_x_loads(Function& f) {
   SmallVector<LoadInst*, 4> loads;
@@ -310,7 +314,7 @@ PreservedAnalyses PrefetchNextBlock::run(Function& f, FunctionAnalysisManager& a
       const SCEV* stride = se.getMinusSCEV(there, here);
       if (isa<SCEVCouldNotCompute>(stride) || !se.isLoopInvariant(stride, outermost))
         continue;
-      const int64_t far = what.write ? kFarStore : kFarLoad;
+      const int64_t far = far_stride(what.write);
       if (auto* c = dyn_cast<SCEVConstant>(stride); c && c->getAPInt().abs().slt(far))
         continue;
       // A stride SCEV knows only at run time may be a short one with the extensions taken
@@ -361,7 +365,7 @@ PreservedAnalyses PrefetchNextBlock::run(Function& f, FunctionAnalysisManager& a
       if (!isa<Constant>(v)) { // a stride known only at run time: short ones prefetch nothing new
         IRBuilder<> b(at);
         Value* magnitude = b.CreateBinaryIntrinsic(Intrinsic::abs, v, b.getFalse());
-        v = b.CreateSelect(b.CreateICmpSGE(magnitude, b.getInt64(s.what.write ? kFarStore : kFarLoad)), v, b.getInt64(0), "next.block.stride");
+        v = b.CreateSelect(b.CreateICmpSGE(magnitude, b.getInt64(far_stride(s.what.write))), v, b.getInt64(0), "next.block.stride");
       }
       stride = v;
     }

@@ -1,5 +1,6 @@
-// A pass for the optimiser: the next block's stores are prefetched, for writing, and its
-// loads, for reading, where they are a page (stores) or a quarter page (loads) or more from this block's.
+// A pass for the optimiser: the next block's stores are prefetched, for writing, where
+// they are a page or more from this block's, and its loads, for reading, where they are a
+// quarter page or more.
 //
 // A kernel that gives each block its own stretch of an output (a row of a matrix, a tile)
 // ends each block with a burst of stores to lines that are not in the cache. On a GPU the
@@ -17,9 +18,8 @@
 // 4 KiB a row) starts each row with loads that wait on memory until the hardware
 // prefetcher has seen enough of the page, and the core has nothing else to do meanwhile.
 // So each vector load whose address moves by a quarter page or more from one block to the
-// next is preceded by prefetches of the lines it
-// covers there, into L2 (prefetcht1): the next
-// block's row arrives while this block computes (layernorm at four times the LLC: 215-238
+// next is preceded by prefetches of the lines it covers there, into L2 (prefetcht1): the
+// next block's row arrives while this block computes (layernorm at four times the LLC: 215-238
 // -> 185-196 ms), and a block's own working set in L1 is left alone (into L1, 209-217).
 // A row read by several loops is prefetched by each; the repeats hit L1 and cost nothing
 // measurable in cache (layernorm at 0.05x LLC: 2.02-2.20 ms without, 1.99-2.04 with).
@@ -31,9 +31,9 @@
 // the vector code to SCEV. Accesses of one block whose lines another of its prefetches
 // covers get none (the four gathers share one; a prefetch for writing serves the loads of
 // `out[i] += x`). Scan at four times the LLC: 268-292 -> 221-224 ms; bitonic unchanged.
-// Loads a quarter page to a page apart gain too: a grid-stride block's next block reads the lines
-// beside each of its rounds, and gets them from DRAM in the same runs (reduce at four
-// times the LLC: 1.64-1.78x OpenMP -> 1.26-1.33x).
+// Loads a quarter page to a page apart gain too: a grid-stride block's next block reads
+// the lines beside each of its rounds, and gets them from DRAM in the same runs (reduce at
+// four times the LLC: 1.64-1.78x OpenMP -> 1.26-1.33x).
 // A stride SCEV knows only at run time that comes out short with the extensions of 32-bit
 // index arithmetic taken through its sums (stencil's 128 bytes a block) gets no prefetch:
 // they had run at a stride of 0 (stencil at four times the LLC, 2 workers: 60-62 -> 55 ms).

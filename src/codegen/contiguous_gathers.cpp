@@ -63,28 +63,34 @@ bool contiguous_gathers_enabled() {
   return config::switched_on("MIMIC_CONTIGUOUS_GATHERS");
 }
 
+// The data vector a gather loads or a scatter stores.
+static FixedVectorType* data_of(IntrinsicInst* call) {
+  const bool gather = call->getIntrinsicID() == Intrinsic::masked_gather;
+  return dyn_cast<FixedVectorType>((gather ? call : call->getArgOperand(0))->getType());
+}
+
 PreservedAnalyses ContiguousGathers::run(Function& f, FunctionAnalysisManager&) {
   if (!contiguous_gathers_enabled() || !f.getName().starts_with("mimic_kernel_"))
     return PreservedAnalyses::all();
   const DataLayout& dl = f.getDataLayout();
+  // Gathers and scatters of packed elements (not i1 or x86_fp80, whose vectors are not an
+  // array of them).
   SmallVector<IntrinsicInst*, 16> accesses;
   for (BasicBlock& bb : f)
     for (Instruction& i : bb)
       if (auto* call = dyn_cast<IntrinsicInst>(&i);
-          call && (call->getIntrinsicID() == Intrinsic::masked_gather || call->getIntrinsicID() == Intrinsic::masked_scatter)) {
-        const bool gather = call->getIntrinsicID() == Intrinsic::masked_gather;
-        auto* data = dyn_cast<FixedVectorType>((gather ? call : call->getArgOperand(0))->getType());
-        if (data && data->getNumElements() >= 2 && dl.getTypeAllocSize(data->getElementType()).isFixed())
-          accesses.push_back(call);
-      }
+          call && (call->getIntrinsicID() == Intrinsic::masked_gather || call->getIntrinsicID() == Intrinsic::masked_scatter))
+        if (FixedVectorType* data = data_of(call); data && data->getNumElements() >= 2) {
+          TypeSize bytes = dl.getTypeAllocSize(data->getElementType());
+          if (bytes.isFixed() && dl.getTypeStoreSize(data->getElementType()) == bytes)
+            accesses.push_back(call);
+        }
   for (IntrinsicInst* call : accesses) {
     const bool gather = call->getIntrinsicID() == Intrinsic::masked_gather;
     const unsigned ptr_arg = gather ? 0 : 1;
     Value* ptrs = call->getArgOperand(ptr_arg);
-    auto* data = cast<FixedVectorType>((gather ? call : call->getArgOperand(0))->getType());
+    FixedVectorType* data = data_of(call);
     const uint64_t bytes = dl.getTypeAllocSize(data->getElementType()).getFixedValue();
-    if (dl.getTypeStoreSize(data->getElementType()).getFixedValue() != bytes)
-      continue; // padded elements (i1, x86_fp80) are not a packed vector
     const Align align = call->getParamAlign(ptr_arg).valueOrOne();
     IRBuilder<> b(call);
     Value* lined_up = consecutive(b, ptrs, bytes, dl);
